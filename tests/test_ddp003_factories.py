@@ -931,6 +931,7 @@ _EPOCH_BUILDER = '''\
 import torch
 
 import samplers
+from config import cfg
 
 
 def load_train(distributed, epoch, dataset):
@@ -965,13 +966,15 @@ def test_a_sampler_rebuilt_each_epoch_with_the_epoch_in_its_constructor_is_not_r
     one), and the builder hands the epoch to the constructor of the project's sampler, which
     stores it on the attribute its `__iter__` seeds the shuffle with: each epoch draws a new
     order without set_epoch (JDAI-CV/image-captioning's `load_train`). Reported: the loader built once before the loop (epoch 0's order
-    every epoch), and a loader rebuilt each pass whose sampler is given a literal epoch."""
+    every epoch), and a loader rebuilt each pass whose sampler is given a literal epoch or a
+    setting (`cfg.start_epoch`: the same every pass) rather than the builder's parameter."""
     (tmp_path / "samplers.py").write_text(_EPOCH_SAMPLER)
     run.cwd = tmp_path
     for epoch, before, inside, reported in (
         ("epoch", "", "            self.setup_loader(epoch)\n", False),
         ("epoch", "        self.setup_loader(0)\n", "", True),
         ("0", "", "            self.setup_loader(epoch)\n", True),
+        ("cfg.start_epoch", "", "            self.setup_loader(epoch)\n", True),
     ):
         (tmp_path / "data_loader.py").write_text(_EPOCH_BUILDER.format(epoch=epoch))
         (tmp_path / "trainer.py").write_text(_EPOCH_TRAINER.format(before=before, inside=inside))

@@ -1255,16 +1255,16 @@ class Program:
 
     def _given_epoch(self, module: str, key: str, source: CallResult) -> bool:
         """Whether the call `source` of function `key` builds a sampler of a project class and
-        hands its constructor a value of the run (not a literal) for the epoch its order is
-        seeded from (`_seeding_parameter`): `DistributedSampler(ds, epoch=epoch)`."""
+        hands its constructor, for the epoch its order is seeded from (`_seeding_parameter`), a
+        parameter of `key` (`_passes_parameter`): `DistributedSampler(ds, epoch=epoch)`."""
         made = self.class_of(module, source.callee)
         init = self.definition(made[0], f"{made[1]}.__init__") if made is not None else None
         if init is None:
             return False
         seeding = _seeding_parameter(init, self.definition(made[0], f"{made[1]}.set_epoch"))
-        scope = self.definition(module, key) if key else self.tree(module)
+        scope = self.definition(module, key) if key else None
         params = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
-        return seeding is not None and scope is not None and _passes_value(scope, source, params, seeding)
+        return seeding is not None and scope is not None and _passes_parameter(scope, source, params, seeding)
 
     def class_name(self, module: str, callee: str) -> str | None:
         """The absolute name `callee`, as written in `module`, stands for, a class of the module
@@ -1994,15 +1994,19 @@ def _self_stores(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator
                     yield target.attr, node.value.id
 
 
-def _passes_value(scope: ast.AST, source: CallResult, params: list[str], name: str) -> bool:
-    """Whether the call `source` (in `scope`) passes parameter `name` (of `params`, the
-    callee's positional parameters) something other than a constant: a value of the run."""
+def _passes_parameter(scope: ast.FunctionDef | ast.AsyncFunctionDef, source: CallResult, params: list[str], name: str) -> bool:
+    """Whether the call `source` (in function `scope`) passes parameter `name` (of `params`,
+    the callee's positional parameters) a parameter of `scope` itself, as written: the value
+    its caller hands it each time (`DistributedSampler(ds, epoch=epoch)` in `load_train(...,
+    epoch, ...)`), not a constant or a setting read elsewhere (`epoch=args.start_epoch`)."""
+    arguments = scope.args
+    own = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     for call in ast.walk(scope):
         if isinstance(call, ast.Call) and call.lineno == source.line and ast.unparse(call.func) == source.callee:
             given = next((k.value for k in call.keywords if k.arg == name), None)
             position = params.index(name) if name in params else len(call.args)
             given = call.args[position] if given is None and position < len(call.args) else given
-            return given is not None and not isinstance(given, (ast.Constant, ast.Starred))
+            return isinstance(given, ast.Name) and given.id in own
     return False
 
 

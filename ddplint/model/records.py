@@ -669,9 +669,9 @@ class Sampler(Value):
     from it, it may be absent on some path of the code that makes the loader (`DistributedSampler(ds)
     if distributed else None`, `sampler = None` in another branch, another sampler there): the
     loader's `sampler` is then a RandomSampler or SequentialSampler, which has no set_epoch.
-    `epoch_given`: the call hands its constructor a value of the run (not a literal) for the
-    epoch its order is seeded from (`DistributedSampler(ds, epoch=epoch)` of a project class
-    whose `__init__` stores it where `set_epoch` does)."""
+    `epoch_given`: the call hands its constructor, for the epoch its order is seeded from, a
+    parameter of the function that makes it (`DistributedSampler(ds, epoch=epoch)` of a project
+    class whose `__init__` stores it where `set_epoch` does)."""
 
     made_at: Place
     shuffle: bool | None = True

@@ -58,8 +58,9 @@ class MissingSetEpoch(Rule):
     is (each new sampler starts again at epoch 0), unless it is handed the epoch when it is
     built: a sampler class of the project whose `__init__` stores a parameter where its
     `set_epoch` stores the epoch its order is seeded from (`self.epoch = epoch` in both), built
-    by another module's builder with a value of the run for it (`DistributedSampler(ds,
-    epoch=epoch)`, not a literal), in a loader the epoch loop makes anew each pass (a function
+    by another module's builder that hands it one of its own parameters (`def load_train(...,
+    epoch, ...)`: `DistributedSampler(ds, epoch=epoch)`; not a literal, nor a setting such as
+    `args.start_epoch`), in a loader the epoch loop makes anew each pass (a function
     the loop calls builds it, or stores it on the `self` attribute the loop iterates:
     `self.setup_loader(epoch)`): each pass then starts from the epoch it is given. Nor is a loop `for epoch in range(args.epochs)`
     whose count is a command-line option with a default of 1 or less that no command or document
