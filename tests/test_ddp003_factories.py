@@ -899,3 +899,84 @@ def test_a_plain_sampler_seeded_from_the_epoch_over_datasets_that_never_read_the
     _shaped_episode_project(other, "IndexedDataset(args.train)")
     run.cwd = other
     assert _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout) == [("main.py", 10, "DDP003")]
+
+
+_EPOCH_SAMPLER = '''\
+import torch
+import torch.distributed as dist
+from torch.utils.data.sampler import Sampler
+
+
+class DistributedSampler(Sampler):
+    def __init__(self, dataset, shuffle=True, epoch=0):
+        self.dataset = dataset
+        self.rank, self.num_replicas = dist.get_rank(), dist.get_world_size()
+        self.epoch = epoch
+        self.shuffle = shuffle
+
+    def __iter__(self):
+        g = torch.Generator()
+        g.manual_seed(self.epoch)
+        indices = torch.randperm(len(self.dataset), generator=g).tolist()
+        return iter(indices[self.rank::self.num_replicas])
+
+    def __len__(self):
+        return len(self.dataset) // self.num_replicas
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+'''
+
+_EPOCH_BUILDER = '''\
+import torch
+
+import samplers
+from config import cfg
+
+
+def load_train(distributed, epoch, dataset):
+    sampler = samplers.DistributedSampler(dataset, epoch={epoch}) if distributed else None
+    return torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=sampler is None, sampler=sampler)
+'''
+
+_EPOCH_TRAINER = '''\
+import torch.distributed as dist
+
+import data_loader
+
+
+class Trainer:
+    def __init__(self, dataset):
+        dist.init_process_group("nccl")
+        self.dataset = dataset
+
+    def setup_loader(self, epoch):
+        self.training_loader = data_loader.load_train(True, epoch, self.dataset)
+
+    def train(self, epochs):
+{before}        for epoch in range(epochs):
+{inside}            for step, batch in enumerate(self.training_loader):
+                self.model(batch).backward()
+                self.optimizer.step()
+'''
+
+
+def test_a_sampler_rebuilt_each_epoch_with_the_epoch_in_its_constructor_is_not_reported(tmp_path, run):
+    """The epoch loop rebuilds the loader each pass (`self.setup_loader(epoch)` stores a new
+    one), and the builder hands the epoch to the constructor of the project's sampler, which
+    stores it on the attribute its `__iter__` seeds the shuffle with: each epoch draws a new
+    order without set_epoch (JDAI-CV/image-captioning's `load_train`). Reported: the loader built once before the loop (epoch 0's order
+    every epoch), and a loader rebuilt each pass whose sampler is given a literal epoch or a
+    setting (`cfg.start_epoch`: the same every pass) rather than the builder's parameter."""
+    (tmp_path / "samplers.py").write_text(_EPOCH_SAMPLER)
+    run.cwd = tmp_path
+    for epoch, before, inside, reported in (
+        ("epoch", "", "            self.setup_loader(epoch)\n", False),
+        ("epoch", "        self.setup_loader(0)\n", "", True),
+        ("0", "", "            self.setup_loader(epoch)\n", True),
+        ("cfg.start_epoch", "", "            self.setup_loader(epoch)\n", True),
+    ):
+        (tmp_path / "data_loader.py").write_text(_EPOCH_BUILDER.format(epoch=epoch))
+        (tmp_path / "trainer.py").write_text(_EPOCH_TRAINER.format(before=before, inside=inside))
+        found = _findings(run("check", "--no-cache", "--select", "DDP003", ".").stdout)
+        assert [code for _, _, code in found] == (["DDP003"] if reported else []), (epoch, before, inside, found)

@@ -105,3 +105,45 @@ def test_a_helper_module_no_project_code_imports_is_called_from_outside(tmp_path
         "def embed_slides(model, slides):\n    return torch.stack(_mean(model, slides))\n"
     )
     assert _sharing_findings(run) == [("embeddings.py", 4)]
+
+
+_LAUNCHER = (
+    "import json\nimport torch\nimport torch.multiprocessing as mp\nfrom torch.utils.data import DataLoader\n"
+    "from hosts import master_ip\n\n\n"
+    "def main_worker(rank, config):\n"
+    "    for batch in DataLoader(range(64), batch_size=4, num_workers=4):\n        print(rank, batch)\n\n\n"
+    "if __name__ == '__main__':\n"
+    "    mp.set_sharing_strategy('file_system')\n"
+    "    config = json.load(open('config.json'))\n"
+    "    config['world_size'] = torch.cuda.device_count()\n"
+    "    config['init_method'] = f'tcp://{{master_ip()}}:23456'\n"
+    "    config['distributed'] = True if config['world_size'] > 1 else False\n"
+    "{start}\n"
+)
+
+
+def test_a_launcher_that_spawns_its_ranks_keeps_the_strategy_to_itself(tmp_path, run):
+    """The strategy is set in the `__main__` block of a launcher that hands every rank to
+    `mp.spawn`: a spawned rank is a new interpreter that imports the script as `__mp_main__`,
+    where that block does not run, so each rank and the loader workers it starts keep
+    file_descriptor (measured on torch 2.13: the child and its workers report
+    file_descriptor). The launcher itself starts no loader and hands the ranks plain data.
+    Reported: a tensor in the spawn's args (the launcher shares it under file_system: a
+    torch_shm_manager starts), a rank the launcher runs itself, children forked (they inherit
+    the setting), and the strategy set outside the block (every rank runs that)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "hosts.py").write_text("import os\n\n\ndef master_ip():\n    return os.environ.get('MASTER_ADDR', '127.0.0.1')\n")
+    spawn = "    mp.spawn(main_worker, nprocs=torch.cuda.device_count(), args=(config, ))"
+    for start, reported in (
+        (spawn, False),
+        ("    mp.start_processes(main_worker, args=(config,), nprocs=2)", False),
+        ("    mp.spawn(main_worker, nprocs=2, args=(config, torch.zeros(4)))", True),
+        ("    config['mean'] = torch.zeros(3)\n" + spawn, True),
+        ("    if config['distributed']:\n    " + spawn + "\n    else:\n        main_worker(0, config)", True),
+        ("    mp.start_processes(main_worker, args=(config,), nprocs=2, start_method='fork')", True),
+    ):
+        (tmp_path / "train.py").write_text(_LAUNCHER.format(start=start))
+        assert _sharing_findings(run) == ([("train.py", 14)] if reported else []), start
+    outside = _LAUNCHER.format(start=spawn).replace("    mp.set_sharing_strategy('file_system')\n", "")
+    (tmp_path / "train.py").write_text(outside.replace("from hosts", "mp.set_sharing_strategy('file_system')\nfrom hosts"))
+    assert _sharing_findings(run) == [("train.py", 5)]

@@ -149,6 +149,9 @@ class Construction:
     # The parameters of its function whose truth the `if`s around it test: (name, True) under
     # `if name:`, (name, False) under `if not name:` (`if distributed: return DistributedSampler(...)`)
     guards: tuple[tuple[str, bool], ...] = ()
+    # Made by another module's builder that hands its constructor the epoch its order is seeded
+    # from (ddplint.model.loaders.Built.epoch_given): made anew, it starts at that epoch.
+    epoch_given: bool = False
 
     def _shuffle_is(self, literal: str) -> bool:
         value = self.shuffle.value if self.shuffle is not None else None
@@ -502,6 +505,7 @@ class LoaderFlow(Analysis):
         sampler.elsewhere = (sampler_at or loader_at).made_at  # type: ignore[union-attr]
         sampler.drops_last = (sampler_at or loader_at).drops_last  # type: ignore[union-attr]
         sampler.optional = any(built.optional for built in (sampler_at, loader_at) if built is not None)
+        sampler.epoch_given = (sampler_at or loader_at).epoch_given  # type: ignore[union-attr]
         dataset = sampler_at.dataset if sampler_at is not None else None  # the argument it shards
         positional = [a for a in node.args if a.keyword is None]
         if dataset is not None and dataset < len(positional) and not any(a.star for a in positional[: dataset + 1]):

@@ -937,3 +937,8 @@ TENSOR_CROSSINGS = (
     "DataLoader", "dataloader", "workers", "Trainer", "spawn(", "Process(", "start_processes(", "Pool(",
     "ProcessPoolExecutor", "Queue(",
 )
+# torch calls that start nothing and return a count, a flag or None, never a tensor: what a
+# launcher may ask before it spawns its ranks (DDP005).
+PLAIN_QUERIES = DEVICE_COUNT | CUDA_IS_AVAILABLE | SET_SHARING_STRATEGY | api(
+    "torch.multiprocessing.set_start_method", "torch.multiprocessing.get_sharing_strategy", "torch.get_num_threads",
+)

@@ -64,7 +64,8 @@ class Built:
     builder what it returns holds no DistributedSampler there (None, or a loader drawing from
     None or another sampler: `sampler = DistributedSampler(ds) if distributed else None`), so
     set_epoch on it, or on the loader's `sampler`, may fail; `batched` when the loader draws
-    from it through its `batch_sampler` (ddplint.model.records.Loader)."""
+    from it through its `batch_sampler` (ddplint.model.records.Loader); `epoch_given` when its
+    constructor is handed the epoch its order is seeded from (ddplint.model.records.Sampler)."""
 
     made_at: Place
     index: int | None
@@ -72,6 +73,7 @@ class Built:
     drops_last: bool = False
     optional: bool = False
     batched: bool = False
+    epoch_given: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def built(program, qualified: str, importer: str, literals: tuple = (), line: in
                 dataset = params.index(held[2]) if held and held[:2] == target.function and held[2] in params else None
                 optional = sampler.optional or not isinstance(element, Loader) and _may_return_none(program, target, record, index)
                 batched = isinstance(element, Loader) and element.batched
-                built = Built(sampler.made_at, index, dataset, sampler.drop_last is True, optional, batched)
+                built = Built(sampler.made_at, index, dataset, sampler.drop_last is True, optional, batched, sampler.epoch_given)
                 found.setdefault("each" if each else "loader" if isinstance(item, Loader) else "sampler", built)
         if found:
             return found

@@ -44,6 +44,7 @@ import dataclasses
 import functools
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from ddplint.core.torch_api import (
@@ -1193,7 +1194,8 @@ class Program:
             held = (module, key, data.dataset.name) if isinstance(data.dataset, Param) else None  # type: ignore[union-attr]
             when = tuple(SamplerTest(module, key, test) for test in data.when)  # type: ignore[union-attr]
             flag = (module, key, data.drop_last.name) if isinstance(data.drop_last, Param) else None  # type: ignore[union-attr]
-            return Sampler(at, shuffle, drop_last, dataset=held, when=when, drop_last_from=flag)
+            given = self._given_epoch(module, key, source)
+            return Sampler(at, shuffle, drop_last, dataset=held, when=when, drop_last_from=flag, epoch_given=given)
         source = data.sampler  # type: ignore[union-attr]
         drawn = self.evaluate(module, key, source)
         if source is None:  # through its batch_sampler: a BatchSampler made here or by a project function
@@ -1246,7 +1248,23 @@ class Program:
         passed = next((call for call in function.calls if call.callee == source.callee and call.line == source.line), None)
         dataset = (passed.args[0] if passed.args else None) if passed is not None else None
         held = (module, key, dataset.name) if isinstance(dataset, Param) else None
-        return Sampler(self.place(module, source.line), shuffle if isinstance(shuffle, bool) else None, None, dataset=held)
+        return Sampler(
+            self.place(module, source.line), shuffle if isinstance(shuffle, bool) else None, None, dataset=held,
+            epoch_given=self._given_epoch(module, key, source),
+        )
+
+    def _given_epoch(self, module: str, key: str, source: CallResult) -> bool:
+        """Whether the call `source` of function `key` builds a sampler of a project class and
+        hands its constructor, for the epoch its order is seeded from (`_seeding_parameter`), a
+        parameter of `key` (`_passes_parameter`): `DistributedSampler(ds, epoch=epoch)`."""
+        made = self.class_of(module, source.callee)
+        init = self.definition(made[0], f"{made[1]}.__init__") if made is not None else None
+        if init is None:
+            return False
+        seeding = _seeding_parameter(init, self.definition(made[0], f"{made[1]}.set_epoch"))
+        scope = self.definition(module, key) if key else None
+        params = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
+        return seeding is not None and scope is not None and _passes_parameter(scope, source, params, seeding)
 
     def class_name(self, module: str, callee: str) -> str | None:
         """The absolute name `callee`, as written in `module`, stands for, a class of the module
@@ -1956,6 +1974,43 @@ def _unpacks(value: Pack, size: int | None) -> bool:
     """Whether an unpacking into `size` names (None: not one) may take `value`: a tuple of
     another length raises instead."""
     return size is None or value.each or bool(value.keys) or len(value.items) == size
+
+
+def _seeding_parameter(init: ast.FunctionDef | ast.AsyncFunctionDef, set_epoch) -> str | None:
+    """The parameter of a sampler class's `__init__` that it stores on the attribute its
+    `set_epoch` stores the epoch on (`self.epoch = epoch` in both): the epoch the sampler is
+    built with, which seeds its order until set_epoch moves it; None without one."""
+    if set_epoch is None:
+        return None
+    epochs = {attribute for attribute, _ in _self_stores(set_epoch)}
+    return next((param for attribute, param in _self_stores(init) if attribute in epochs), None)
+
+
+def _self_stores(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[str, str]]:
+    """(attribute, parameter) of each `self.<attribute> = <parameter>` in `definition`."""
+    arguments = definition.args
+    params = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params:
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                    yield target.attr, node.value.id
+
+
+def _passes_parameter(scope: ast.FunctionDef | ast.AsyncFunctionDef, source: CallResult, params: list[str], name: str) -> bool:
+    """Whether the call `source` (in function `scope`) passes parameter `name` (of `params`,
+    the callee's positional parameters) a parameter of `scope` itself, as written: the value
+    its caller hands it each time (`DistributedSampler(ds, epoch=epoch)` in `load_train(...,
+    epoch, ...)`), not a constant or a setting read elsewhere (`epoch=args.start_epoch`)."""
+    arguments = scope.args
+    own = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    for call in ast.walk(scope):
+        if isinstance(call, ast.Call) and call.lineno == source.line and ast.unparse(call.func) == source.callee:
+            given = next((k.value for k in call.keywords if k.arg == name), None)
+            position = params.index(name) if name in params else len(call.args)
+            given = call.args[position] if given is None and position < len(call.args) else given
+            return isinstance(given, ast.Name) and given.id in own
+    return False
 
 
 def _default(definition: ast.FunctionDef | ast.AsyncFunctionDef, name: str):

@@ -1389,6 +1389,12 @@ class Project:
         called = frozenset(each for each in runs_in if each not in self.reach.entries and not self.program.importers_of(each))
         return self._starts_nothing(list(program), TENSOR_CROSSINGS, live=called)
 
+    def crosses_no_tensors(self, module: str) -> bool:
+        """Whether neither `module` nor a project module it imports may start a process that
+        tensors cross (`TENSOR_CROSSINGS`, as `_starts_nothing` reads them): a call of one of
+        its functions starts none."""
+        return self._starts_nothing(list(reachable([module], self.imports_of)), TENSOR_CROSSINGS)
+
     def _unlaunched(self, module: str) -> bool:
         """Whether no launch command of the project may run `module`: none runs it by its module
         name (`srun python -u -m main`, ProjectView.launches) nor a file of this one's name, by
@@ -2553,11 +2559,17 @@ class ProjectView:
         (Project.one_process_run, with its `pools` and `accelerator`)."""
         return self.project.one_process_run(self.module, pools, accelerator)
 
-    def starts_no_processes(self, pools: bool = True, tensors: bool = False) -> bool:
+    def starts_no_processes(self, pools: bool = True, tensors: bool = False, calling: str | None = None) -> bool:
         """Whether neither this module nor a project module it imports may start processes
         (Project.starts_no_processes); with `tensors`, whether no program this module runs in
         may start a process that tensors cross, DataLoader workers included
-        (Project.shares_no_tensors)."""
+        (Project.shares_no_tensors); with `calling` (a qualified name this module calls), whether
+        it names a function (or class) of a project module that, with what it imports, may start
+        no process that tensors cross (Project.crosses_no_tensors): a call of it starts none."""
+        if calling is not None:
+            found = self.resolve(calling)
+            module = found[0] if found is not None else self.project_module(self.absolute(calling).rpartition(".")[0])
+            return module is not None and self.project.crosses_no_tensors(module)
         if tensors:
             return self.project.shares_no_tensors(self.module)
         return self.project.starts_no_processes(self.module, pools)
@@ -3492,16 +3504,21 @@ class ProjectView:
         package below `lib` alone: found by its path from the root, as Program.split finds it."""
         if not qualified or _depth > 8:
             return None
-        name = self.absolute(qualified)
-        head, _, symbol = name.rpartition(".")
-        module = self.project.module(head) if head else None
-        if module is None and head:  # `lib.data.sampler`, lib/ without an __init__.py: by its path from the root
-            path = head.replace(".", "/")
-            by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
-            module = self.project.module(by_path) if by_path is not None else None
+        head, _, symbol = self.absolute(qualified).rpartition(".")
+        module = self.project_module(head)
         if module is None:
             return None
         return self._lookup(module, symbol, _depth)
+
+    def project_module(self, name: str) -> str | None:
+        """The project module an import names (absolute), also one in a folder without an
+        `__init__.py` (`lib.data.sampler`), found by its path from the root; None if none."""
+        module = self.project.module(name) if name else None
+        if module is None and name:
+            path = name.replace(".", "/")
+            by_path = self.project.names.get(f"{path}.py") or self.project.names.get(f"{path}/__init__.py")
+            module = self.project.module(by_path) if by_path is not None else None
+        return module
 
     def base_attributes(self, origin: str) -> frozenset[str] | None:
         """The attributes that the project class an import of this module binds (`origin`, as the

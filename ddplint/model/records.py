@@ -668,7 +668,10 @@ class Sampler(Value):
     the builder passing a literal decides (Program.admitted). `optional`: as a DataLoader draws
     from it, it may be absent on some path of the code that makes the loader (`DistributedSampler(ds)
     if distributed else None`, `sampler = None` in another branch, another sampler there): the
-    loader's `sampler` is then a RandomSampler or SequentialSampler, which has no set_epoch."""
+    loader's `sampler` is then a RandomSampler or SequentialSampler, which has no set_epoch.
+    `epoch_given`: the call hands its constructor, for the epoch its order is seeded from, a
+    parameter of the function that makes it (`DistributedSampler(ds, epoch=epoch)` of a project
+    class whose `__init__` stores it where `set_epoch` does)."""
 
     made_at: Place
     shuffle: bool | None = True
@@ -678,6 +681,7 @@ class Sampler(Value):
     when: tuple[SamplerTest, ...] = ()
     optional: bool = False
     drop_last_from: tuple | None = None
+    epoch_given: bool = False
 
     @property
     def pads(self) -> bool:

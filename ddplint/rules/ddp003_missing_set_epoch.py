@@ -55,7 +55,14 @@ class MissingSetEpoch(Rule):
     reads `x.grad` of a tensor it made with `requires_grad=True` and steps no optimizer, is an
     adversarial attack or a saliency map, not training), nor a loop that builds a new sampler each pass over data the loop itself
     changes (a loop over folds or graphs); a sampler built anew each pass over the same dataset
-    is (each new sampler starts again at epoch 0). Nor is a loop `for epoch in range(args.epochs)`
+    is (each new sampler starts again at epoch 0), unless it is handed the epoch when it is
+    built: a sampler class of the project whose `__init__` stores a parameter where its
+    `set_epoch` stores the epoch its order is seeded from (`self.epoch = epoch` in both), built
+    by another module's builder that hands it one of its own parameters (`def load_train(...,
+    epoch, ...)`: `DistributedSampler(ds, epoch=epoch)`; not a literal, nor a setting such as
+    `args.start_epoch`), in a loader the epoch loop makes anew each pass (a function
+    the loop calls builds it, or stores it on the `self` attribute the loop iterates:
+    `self.setup_loader(epoch)`): each pass then starts from the epoch it is given. Nor is a loop `for epoch in range(args.epochs)`
     whose count is a command-line option with a default of 1 or less that no command or document
     of the project passes (ProjectView.documented_value): it makes one pass, and no order repeats.
     Nor is a sampler whose dataset, each way the program model follows it (made where the
@@ -1248,6 +1255,8 @@ class MissingSetEpoch(Rule):
                         continue
                     if self._restarts_under_set_epoch(epoch, sampler):
                         continue  # each restart draws the order of the epoch a loop around sets
+                    if sampler.epoch_given and loop in flow.loops_calling(sampler.function):
+                        continue  # made anew each pass, handed the epoch: each pass draws a new order
                     fresh = self._made_in(sampler, loop)
                     trained = self._trained(epoch.passes, loop)
                     if fresh is None or trained is None or self._order_free(sampler):
@@ -1726,9 +1735,10 @@ def _passes_in(program, module: str, key: str, function, epoch: SummaryLoop):
         # a pulled pass trains in the loop around it (`batch = next(iter(loader))`, then the step)
         backward = program.backward_in(module, key, first, last) if last is not None else None
         backward = backward or (program.backward_in(module, key, epoch.first, epoch.last) if last is None else None)
-        for loader, name in _loaders(program, module, key, [s for s in sources if not _fresh(s, epoch)]):
-            if backward is not None:
-                yield UnsetEpoch(epoch, loader, program.place(module, first), how, name, backward, how == _PULLED)
+        for source in sources if backward is not None else ():
+            for loader, name in _loaders(program, module, key, () if _fresh(source, epoch) else (source,)):
+                if not (loader.sampler.epoch_given and _rebuilt_each_pass(program, module, key, function, epoch, source)):
+                    yield UnsetEpoch(epoch, loader, program.place(module, first), how, name, backward, how == _PULLED)
     # a callee that restarts the pass with iter() (a step helper refilling its iterator when
     # the data runs out) does so for every loop around the call: the outermost is the epoch loop
     outermost = not any(_inside(epoch, other) for other in function.loops)
@@ -1806,6 +1816,21 @@ def _made_in(program, module: str, epoch: SummaryLoop, loader: Loader) -> bool:
     """Whether the sampler `loader` draws from is made inside `epoch`, a loop of `module`."""
     made = loader.sampler.made_at
     return made.path == program.path(module) and _holds(epoch, made.line)
+
+
+def _rebuilt_each_pass(program, module: str, key: str, function, epoch: SummaryLoop, source) -> bool:
+    """Whether the loader `source` holds is made anew in each pass of `epoch`: it is an
+    attribute of `self` that a method the loop calls stores (`self.setup_loader(epoch)`, which
+    sets `self.training_loader`), also as iterated through a call (`enumerate(...)`)."""
+    source = source.held if isinstance(source, Through) else source
+    if not isinstance(source, SelfAttr):
+        return False
+    for call in function.invocations:
+        target = program.target(module, key, function.cls, call.callee) if _holds(epoch, call.line) else None
+        record = program.function(target.module, target.key) if target is not None else None
+        if record is not None and source.name in record.sets:
+            return True
+    return False
 
 
 def _inside(loop: SummaryLoop, other: SummaryLoop) -> bool:
