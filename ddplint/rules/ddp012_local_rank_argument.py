@@ -1283,7 +1283,7 @@ class LocalRankArgument(Rule):
             return None
         # No command of the project names the launcher: the ranks must show in the code (a
         # process group the file or its runner forms); an option alone is a wish, not a launch.
-        runs = rejecting or self._torchrun_launch() or self._undocumented_run()
+        runs = rejecting or self._torchrun_launch() or self.runs_link()
         if runs is None:
             return None
         unpassed = _SET_ASIDE if rejecting else "with no option passed"
@@ -1291,15 +1291,6 @@ class LocalRankArgument(Rule):
             return [runs, Link(StepKind.HARM, f"required=True: {unpassed}, the parser stops every rank", node)]
         read = Link(StepKind.REACHES, "the parsed local_rank is read here", self._reader or self._read)  # type: ignore[arg-type]
         return [read, runs, Link(StepKind.HARM, f"{unpassed} it keeps its default: every rank takes the same device", node)]
-
-    def _undocumented_run(self) -> Link | None:
-        """Where ranks run this file though no command of the project names their launcher (the
-        code forms the group: Rule.runs_link); None for a script of a test folder that no
-        command runs: the test runner imports it as one process, and no launch of it is shown."""
-        view = self.model.project
-        if view is not None and view.unrun_test_script:
-            return None
-        return self.runs_link()
 
     def _documented_rejecting_launch(self) -> Link | None:
         """Where a command of the project (not a mention in the file) starts this script with a

@@ -283,12 +283,16 @@ class Rule(cst.BatchableCSTVisitor):
         for a module that is no script (`if __name__ == "__main__":`), what in it shows it runs
         distributed (an import of torch.distributed: its callers are elsewhere). A script that
         only imports torch.distributed or asks `dist.is_initialized()`, and that nothing
-        launches as ranks, runs as one process: None, as when nothing shows it."""
+        launches as ranks, runs as one process: None, as when nothing shows it. So is a script
+        of a test folder that no command runs (ProjectView.unrun_test_script): a test runner
+        imports it, one process, whatever process group its code would form."""
+        view = self.model.project
+        if view is not None and view.unrun_test_script:
+            return None
         evidence = self.model.get(DistributedEvidence)
         if evidence.starts is not None:
             how, node = evidence.starts
             return Link(StepKind.RUNS, f"every rank runs this file: it {how}", node)
-        view = self.model.project
         started = view.ranks_started() if view is not None else None
         if started is not None:
             place, how = started
