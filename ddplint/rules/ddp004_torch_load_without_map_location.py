@@ -205,7 +205,9 @@ class TorchLoadWithoutMapLocation(Rule):
     of the project that runs its script is torchrun or torch.distributed.launch --use_env with no process
     or node count (torch's default, one process), or the script sets CUDA_VISIBLE_DEVICES to
     one GPU index at import and spawns `torch.cuda.device_count()` processes (one, whose
-    cuda:0 is the GPU it saved from); a load in a program that joins the ranks only by
+    cuda:0 is the GPU it saved from), or every command that launches its script starts one
+    process (`torch.distributed.launch --nproc_per_node=1`, ProjectView.one_rank: no second
+    rank to pile onto another's GPU); a load in a program that joins the ranks only by
     building an Accelerator where the project's documents launch other scripts and none
     launches it (ProjectView.accelerate_by_hand: `python finetune.py`, all the project shows of
     it, is one process); and any load in a file with no sign of running
@@ -224,6 +226,8 @@ class TorchLoadWithoutMapLocation(Rule):
 
     code = "DDP004"
     needs_ranks = True
+    # One rank loads onto its own GPU: the pile-up on GPU 0 needs a second rank.
+    needs_peers = True
     name = "torch-load-without-map-location"
     frameworks = (Framework.DDP, Framework.FSDP, Framework.ACCELERATE, Framework.LIGHTNING, Framework.FABRIC)
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
