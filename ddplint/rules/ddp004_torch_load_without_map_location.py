@@ -147,7 +147,8 @@ class TorchLoadWithoutMapLocation(Rule):
       file a `--resume` of that class reads back).
     Not flagged: another's weights (a path, a variable or the loading function that says
     "pretrained") read as a state dict where the program is not seen to save them (nothing
-    shows their device); a load in the body of `if args.gpu is None:` whose `else:` loads
+    shows their device; a fixed path no save of the program writes is another's file, whatever
+    keys it shares with the program's checkpoints); a load in the body of `if args.gpu is None:` whose `else:` loads
     with a map_location on `args.gpu`
     (each rank's run has its device; the branch without one is no rank's); loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
@@ -706,6 +707,23 @@ class TorchLoadWithoutMapLocation(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # Another's pretrained weights at a fixed path that no save of the program writes: the
+            # program's own checkpoints share the "state_dict" key, not the file.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(model, encoder):
+                dist.init_process_group("nccl")
+                weights = torch.load("checkpoints/pretrained/encoder-k400.pth.tar")
+                encoder.load_state_dict({k[6:]: v for k, v in weights["state_dict"].items()})
+                for epoch in range(10):
+                    train(model, encoder)
+                    if dist.get_rank() == 0:
+                        torch.save({"state_dict": model.state_dict(), "epoch": epoch}, f"checkpoint{epoch:04}.pth")
+            """
+        ),
         Clean(
             # apex.amp's state is its loss scalers' Python numbers: no tensor to place.
             """
@@ -1702,7 +1720,10 @@ class TorchLoadWithoutMapLocation(Rule):
         if not self._is_checkpoint(load) and not any(save.state for save in saves):
             return None
         made = next((save for save in saves if save.state), None)
-        if made is None and project is not None and load.keys:
+        # The format is no evidence for another's file: one named "pretrained" by a literal path
+        # that no save of the program writes (their shared "state_dict" key is everyone's).
+        another = bool(load.words & PRETRAINED_WORDS) and (load.path or "").startswith("file:") and not saves
+        if made is None and project is not None and load.keys and not another:
             made = saved_format(project, load.keys)
         if made is None:
             # another's weights read as a state dict: nothing shows where they were saved from
