@@ -656,3 +656,51 @@ def test_a_script_of_the_test_suite_no_command_runs_is_launched_by_nobody(tmp_pa
     (tmp_path / "tools").mkdir()
     (tmp_path / "tools/dist_check.py").write_text(DIST_TEST)
     assert _lines(run("check", "--no-cache", "--select", "DDP012", ".").stdout) == ["tools/dist_check.py:8", "train.py:8"]
+
+
+SHARED_INIT = """import argparse
+
+import torch
+import torch.distributed as dist
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--init", default=None)
+    args = parser.parse_args()
+    dist.init_process_group("nccl")
+    torch.cuda.set_device(dist.get_rank())
+    student, teacher = torch.nn.Linear(2, 2).cuda(), torch.nn.Linear(2, 2).cuda()
+    if args.init is not None:
+        checkpoint = torch.load(args.init)
+        student.load_state_dict({restore_student})
+        teacher.load_state_dict(checkpoint["teacher"])
+    model = torch.nn.parallel.DistributedDataParallel(student)
+    for epoch in range(10):
+        model(torch.randn(2, 2).cuda()).sum().backward()
+        if dist.get_rank() == 0:
+            torch.save({{"student": student.state_dict(), "teacher": teacher.state_dict()}}, "checkpoint.pth")
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(
+    "restore_student, reported",
+    [
+        ('checkpoint["teacher"]', False),  # one state copied into both: an initialisation
+        ('checkpoint["student"]', True),  # each model's own saved state: a resume
+    ],
+)
+def test_one_state_loaded_into_two_models_is_no_resume(tmp_path, run, restore_student, reported):
+    """svt initialises its student and its teacher from the teacher of a pretrained checkpoint
+    under `if args.pretrained_rgb is not None:`, an option no documented run passes. One state
+    copied into two models restores one thing, not a training's several: the branch is no
+    resume, and no documented run takes it (DDP004 silent). Restoring each model from its own
+    item of the checkpoint is a resume, which runs after any crash: reported."""
+    _write(tmp_path, ["torchrun --nproc_per_node=4 train.py"], train=SHARED_INIT.format(restore_student=restore_student))
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert ("train.py:15:" in output) is reported, output

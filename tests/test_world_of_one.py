@@ -321,3 +321,44 @@ def test_a_spawn_whose_count_every_documented_run_makes_one_starts_one_process(t
         (tmp_path / "train.sh").write_text(runs)
     assert project.build(str(tmp_path)).spawns_one("train") is one
     assert _findings(run, "DDP019") == ([] if one else [("train.py", "DDP019")])
+
+
+_UTILS_WITH_LAUNCHER_COMMENT = """\
+import os
+
+import torch
+import torch.distributed as dist
+
+
+def init_distributed_mode(args):
+    # launched with torch.distributed.launch
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        args.gpu = int(os.environ["LOCAL_RANK"])
+    dist.init_process_group("nccl")
+    torch.cuda.set_device(args.gpu)
+"""
+
+
+@pytest.mark.parametrize("count, one", [("1", True), ("2", False)])
+def test_a_launcher_named_in_a_comment_starts_nothing(tmp_path, run, count, one):
+    """eval.sh launches eval.py with `torch.distributed.launch --nproc_per_node=1`; the helper it
+    imports names that launcher only in a comment (`# launched with torch.distributed.launch`),
+    which starts no process. The world is one rank: its load without map_location lands on the
+    one rank's own GPU (DDP004 silent). Two processes per node pile onto the saving GPU."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(_TRAIN)
+    (tmp_path / "utils.py").write_text(_UTILS_WITH_LAUNCHER_COMMENT)
+    (tmp_path / "eval.py").write_text(
+        "import argparse\n\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel\n\nimport utils\n\n\n"
+        "def main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--local_rank', type=int, default=0)\n"
+        "    parser.add_argument('--weights', default='last.pt')\n    args = parser.parse_args()\n"
+        "    utils.init_distributed_mode(args)\n    net = torch.nn.Linear(4, 4).cuda()\n"
+        "    net.load_state_dict(torch.load(args.weights)['weights'])\n"
+        "    model = DistributedDataParallel(net, device_ids=[args.gpu])\n    print(model(torch.randn(2, 4).cuda()))\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )
+    (tmp_path / "train.sh").write_text("torchrun --nproc_per_node 2 train.py\n")
+    (tmp_path / "eval.sh").write_text(f"python -m torch.distributed.launch --nproc_per_node={count} eval.py --weights last.pt\n")
+    assert project.build(str(tmp_path)).view(str(tmp_path / "eval.py")).one_rank is one
+    assert ("eval.py", "DDP004") not in _findings(run, "DDP004") if one else ("eval.py", "DDP004") in _findings(run, "DDP004")

@@ -102,6 +102,8 @@ GRAD_SCALERS = api(
     "torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
     "torch.amp.grad_scaler.GradScaler",
 )
+# apex.amp's loader of its own state: its loss scalers' Python numbers, no tensor.
+AMP_STATE_LOADERS = api("apex.amp.load_state_dict", "apex.amp.frontend.load_state_dict")
 
 
 # -- serialization --------------------------------------------------------------------------

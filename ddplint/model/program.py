@@ -1599,22 +1599,40 @@ class Program:
         """The objects whose state the code between lines `first` and `last` of function `key`
         of `module` ("": the module's own code) restores from a saved record (the receivers of
         its `load_state_dict(...)` calls: `model`, `optimizer`, `lr_scheduler`), itself or through
-        the project functions it calls there (two calls deep, the whole of each)."""
+        the project functions it calls there (two calls deep, the whole of each). Objects handed
+        one and the same state (`student.load_state_dict(state)`, `teacher.load_state_dict(state)`)
+        count once: that is one set of weights copied, not the state of each restored."""
         record = self.function(module, key) if key else self.module_code(module)
         if record is None:
             return frozenset()
         found: set[str] = set()
+        handed: set[str] = set()
         for call in record.invocations:
             if not first <= call.line <= last:
                 continue
             receiver, _, method = call.callee.rpartition(".")
             if method == "load_state_dict" and receiver:
-                found.add(receiver)
+                state = self._state_handed(module, key, call.line)
+                if state not in handed:
+                    found.add(receiver)
+                if state is not None:
+                    handed.add(state)
             elif depth < 2:
                 target = self.target(module, key or None, record.cls, call.callee)
                 if target is not None and (target.module, target.key) != (module, key):
                     found |= self.restored_in(target.module, target.key, 0, _LAST_LINE, depth + 1)
         return frozenset(found)
+
+    def _state_handed(self, module: str, key: str, line: int) -> str | None:
+        """The text of what the one `load_state_dict(...)` call on `line` of function `key` of
+        `module` ("": the module's own code) is handed; None where that is not one call's."""
+        scope = self.definition(module, key) if key else self.tree(module)
+        handed = [
+            ast.unparse(node.args[0]) for node in ast.walk(scope)
+            if isinstance(node, ast.Call) and node.lineno == line and node.args
+            and isinstance(node.func, ast.Attribute) and node.func.attr == "load_state_dict"
+        ] if scope is not None else []
+        return handed[0] if len(handed) == 1 else None
 
     def receives_data(self, module: str) -> bool:
         """Whether some function of `module` is handed a DistributedSampler or a loader drawing

@@ -1842,14 +1842,15 @@ def _may_start(statement: ast.stmt, start: str) -> bool:
     a comment or a string: `#launch(main, 2)`), a shell-out only where the command is not written
     out as another program's (`os.system("mkdir %s" % path)` starts no Python); a process group
     only where a call of it may have more members than one (`_group_of_one`), or its text is
-    not a call the statement makes; any other start (`torchrun`) by its text."""
+    not a call the statement makes; any other start (`torchrun`) by its text in the code, not
+    in a comment (`# launched with torch.distributed.launch` starts nothing)."""
     if start in _LOADER_WORDS:
         return _loader_words_left(statement, start)
     if start == _GROUP_START:
         groups = [call for call in walk(statement) if isinstance(call, ast.Call) and _last_name(call) == start]
         return not groups or not all(_group_of_one(call) for call in groups)
     if not start.endswith("("):
-        return True
+        return start in ast.unparse(statement)
     name = start[:-1]
     for call in walk(statement):
         if not isinstance(call, ast.Call):

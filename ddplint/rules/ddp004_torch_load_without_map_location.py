@@ -22,7 +22,7 @@ from ddplint.prefilter.screens import dotted, walk
 from ddplint.prefilter.triggers import DISTRIBUTED_EVIDENCE_CODE, CallTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule
 from ddplint.semantic.model import dotted_name
-from ddplint.core.torch_api import DDP, DISTRIBUTED_EVIDENCE, GRAD_SCALERS, LR_SCHEDULERS, SCHEDULER_FACTORIES, TORCH, TORCH_DEVICE, TORCH_LOAD, TORCH_SAVE
+from ddplint.core.torch_api import AMP_STATE_LOADERS, DDP, DISTRIBUTED_EVIDENCE, GRAD_SCALERS, LR_SCHEDULERS, SCHEDULER_FACTORIES, TORCH, TORCH_DEVICE, TORCH_LOAD, TORCH_SAVE
 from ddplint.semantic.walk import children, descendants
 
 # Words, in a path, a variable or the enclosing function's name, that say "checkpoint".
@@ -109,7 +109,7 @@ class _Load:
     looped: bool = False  # its file is named by a loop variable: one process reads many files
     handed: bool = False  # its file is a parameter of its function: the callers name it
     deviceless: bool = False  # in `if args.gpu is None:`, whose else loads onto args.gpu: no rank's branch
-    scheduled: bool = False  # handed whole to a learning-rate scheduler's load_state_dict
+    numbers: bool = False  # handed whole to a load_state_dict of Python numbers: a scheduler's, a sampler's, apex.amp's
     into_model: bool = False  # handed to the load_state_dict of a model (not an optimizer or a scheduler)
     into_self: bool = False  # handed to `self.load_state_dict`: the state of the loading method's own class
     script_only: bool = False  # in `if __name__ == "__main__":`: runs only when this file is the script
@@ -147,7 +147,8 @@ class TorchLoadWithoutMapLocation(Rule):
       file a `--resume` of that class reads back).
     Not flagged: another's weights (a path, a variable or the loading function that says
     "pretrained") read as a state dict where the program is not seen to save them (nothing
-    shows their device); a load in the body of `if args.gpu is None:` whose `else:` loads
+    shows their device; a fixed path no save of the program writes is another's file, whatever
+    keys it shares with the program's checkpoints); a load in the body of `if args.gpu is None:` whose `else:` loads
     with a map_location on `args.gpu`
     (each rank's run has its device; the branch without one is no rank's); loads whose path or variable names a cache, features, embeddings, labels,
     stats, a vocabulary, a data set, a `.npy` file or an exported (TensorRT, ONNX) engine,
@@ -163,7 +164,8 @@ class TorchLoadWithoutMapLocation(Rule):
     (`self.lr_scheduler`) where the program `torch.save`s a scheduler's `state_dict()`, unless
     the program saves that file as a dict holding more than the scheduler's item (its whole
     checkpoint, model and optimizer too, is then loaded to take one item from it), and one handed
-    to a data sampler's `load_state_dict` (`self.sampler`: positions, an epoch, a seed);
+    to a data sampler's `load_state_dict` (`self.sampler`: positions, an epoch, a seed) or to
+    `apex.amp.load_state_dict` (its loss scalers' numbers);
     loads from an `io.BytesIO` buffer or an anonymous `tempfile` the same function
     `torch.save`d into, and from a file named after the rank (`f"model_rank{rank}.bin"`,
     also through variables, or an attribute of a project class built from the rank in every
@@ -205,7 +207,9 @@ class TorchLoadWithoutMapLocation(Rule):
     of the project that runs its script is torchrun or torch.distributed.launch --use_env with no process
     or node count (torch's default, one process), or the script sets CUDA_VISIBLE_DEVICES to
     one GPU index at import and spawns `torch.cuda.device_count()` processes (one, whose
-    cuda:0 is the GPU it saved from); a load in a program that joins the ranks only by
+    cuda:0 is the GPU it saved from), or every command that launches its script starts one
+    process (`torch.distributed.launch --nproc_per_node=1`, ProjectView.one_rank: no second
+    rank to pile onto another's GPU); a load in a program that joins the ranks only by
     building an Accelerator where the project's documents launch other scripts and none
     launches it (ProjectView.accelerate_by_hand: `python finetune.py`, all the project shows of
     it, is one process); and any load in a file with no sign of running
@@ -224,6 +228,8 @@ class TorchLoadWithoutMapLocation(Rule):
 
     code = "DDP004"
     needs_ranks = True
+    # One rank loads onto its own GPU: the pile-up on GPU 0 needs a second rank.
+    needs_peers = True
     name = "torch-load-without-map-location"
     frameworks = (Framework.DDP, Framework.FSDP, Framework.ACCELERATE, Framework.LIGHTNING, Framework.FABRIC)
     message = 'torch.load without map_location loads onto the saving device (GPU 0 on every rank); pass map_location="cpu"'
@@ -701,6 +707,37 @@ class TorchLoadWithoutMapLocation(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # Another's pretrained weights at a fixed path that no save of the program writes: the
+            # program's own checkpoints share the "state_dict" key, not the file.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main(model, encoder):
+                dist.init_process_group("nccl")
+                weights = torch.load("checkpoints/pretrained/encoder-k400.pth.tar")
+                encoder.load_state_dict({k[6:]: v for k, v in weights["state_dict"].items()})
+                for epoch in range(10):
+                    train(model, encoder)
+                    if dist.get_rank() == 0:
+                        torch.save({"state_dict": model.state_dict(), "epoch": epoch}, f"checkpoint{epoch:04}.pth")
+            """
+        ),
+        Clean(
+            # apex.amp's state is its loss scalers' Python numbers: no tensor to place.
+            """
+            import os
+            import apex.amp
+            import torch
+            import torch.distributed as dist
+
+            def resume(model, folder):
+                dist.init_process_group("nccl")
+                model.load_state_dict(torch.load(os.path.join(folder, "model.pt"), map_location="cpu"))
+                apex.amp.load_state_dict(torch.load(os.path.join(folder, "apex_amp_state.pkl")))
+            """
+        ),
         Clean(
             # The save names the file by a template its callers fill (`f"{prefix}_mean.pt"`) and
             # writes a tensor moved to the host: parameter_mean.pt holds no CUDA tensor.
@@ -1403,7 +1440,7 @@ class TorchLoadWithoutMapLocation(Rule):
         """`scheduler.load_state_dict(data[key])`: that item of the load is a scheduler's state."""
         load = self._bound.get((id(self.model.frame.node), name.value))
         if load is not None:
-            load.scheduled = True
+            load.numbers = True
             load.scheduler_keys.add(key)
 
     def _read_by_key(self, expr: cst.BaseExpression, key: str) -> None:
@@ -1528,6 +1565,9 @@ class TorchLoadWithoutMapLocation(Rule):
             if qualified in DDP:
                 for arg in node.args[:1]:  # `DDP(torch.load(p))`
                     self._mark(arg.value, "whole_model")
+            elif qualified in AMP_STATE_LOADERS:
+                for arg in node.args[:1]:  # `apex.amp.load_state_dict(torch.load(p))`: Python numbers
+                    self._mark(arg.value, "numbers")
             elif qualified in TORCH_SAVE:
                 destination = argument_for(node, TORCH_SAVE, "f")
                 name = dotted_name(destination.value) if destination is not None else None
@@ -1548,7 +1588,7 @@ class TorchLoadWithoutMapLocation(Rule):
                 value = arg.value
                 scheduler = self._is_scheduler(func.value) or self._is_sampler(func.value)
                 if isinstance(value, (cst.Call, cst.Name)) and scheduler:
-                    self._mark(value, "scheduled")  # Python numbers: not a model's state
+                    self._mark(value, "numbers")  # Python numbers: not a model's state
                     continue
                 if scheduler and _keyed_name(value) is not None:  # `scheduler.load_state_dict(data["scheduler"])`
                     self._scheduler_items.add(id(value))
@@ -1659,7 +1699,7 @@ class TorchLoadWithoutMapLocation(Rule):
         if load.on_host or load.private or load.words & NO_TENSORS_WORDS:
             return None
         project = self.model.project
-        if load.scheduled and not (load.state or load.whole_model or load.on_device or load.keys - load.scheduler_keys):
+        if load.numbers and not (load.state or load.whole_model or load.on_device or load.keys - load.scheduler_keys):
             # a learning-rate scheduler's state is Python numbers, unless the file is the
             # program's whole checkpoint, read in full to take the scheduler's item from it
             whole = saved_format(project, load.keys, beyond=True) if project is not None and load.keys else None
@@ -1680,7 +1720,10 @@ class TorchLoadWithoutMapLocation(Rule):
         if not self._is_checkpoint(load) and not any(save.state for save in saves):
             return None
         made = next((save for save in saves if save.state), None)
-        if made is None and project is not None and load.keys:
+        # The format is no evidence for another's file: one named "pretrained" by a literal path
+        # that no save of the program writes (their shared "state_dict" key is everyone's).
+        another = bool(load.words & PRETRAINED_WORDS) and (load.path or "").startswith("file:") and not saves
+        if made is None and project is not None and load.keys and not another:
             made = saved_format(project, load.keys)
         if made is None:
             # another's weights read as a state dict: nothing shows where they were saved from
