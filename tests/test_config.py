@@ -244,6 +244,16 @@ def test_gitignore_never_hides_a_file_git_tracks(run, tmp_path):
     assert found == ["dist_utils/comm.py", "tools/dist_train.py", "train.py"]  # the untracked scratch.py stays ignored
 
 
+def test_a_named_folder_that_gitignore_ignores_is_still_linted(run, tmp_path):
+    # Naming a folder asks for it (the benchmarks lint their git-ignored corpus this way); only
+    # an untracked file inside an ignored folder that discovery entered for its tracked files
+    # stays out.
+    _write(tmp_path, {".gitignore": "corpus/\n", "corpus/pkg/a.py": LOAD, "train.py": LOAD})
+    _git_repository(tmp_path, "train.py")
+    assert set(_codes_by_file(run("corpus"))) == {"corpus/pkg/a.py"}
+    assert set(_codes_by_file(run("."))) == {"train.py"}
+
+
 def test_gitignore_is_not_read_outside_a_git_work_tree(run, tmp_path):
     # An unpacked archive holds only what the repository tracked: nothing in it is ignored.
     _write(tmp_path, {".gitignore": "*dist*\ndata/\n", "tools/dist_train.py": LOAD, "data/prepare.py": LOAD, "train.py": LOAD})

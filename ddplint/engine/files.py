@@ -171,6 +171,7 @@ class Exclusion:
     _gitignores: dict[str, list[Pattern]] = field(default_factory=dict)
     _roots: dict[str, str | None] = field(default_factory=dict)
     _tracked: dict[str, _Tracked | None] = field(default_factory=dict)
+    _ignored_folders: dict[str, str | None] = field(default_factory=dict)  # folder -> `_ignored_at`
 
     @classmethod
     def defaults(cls, base: str = ".") -> Exclusion:
@@ -183,13 +184,16 @@ class Exclusion:
         if not self.respect_gitignore:
             return False
         root = self._work_tree(os.path.dirname(path))
-        if root is None or not self._gitignored(path, is_dir, root):
+        ignored = self._ignored_at(path, is_dir, root) if root is not None else None
+        if ignored is None:
             return False
         if root not in self._tracked:
             self._tracked[root] = _tracked_files(root)
         tracked = self._tracked[root]
         if tracked is None:
-            return True
+            return ignored == path  # without git, as before: a path's own patterns
+        if ignored != path and ignored not in tracked.folders:
+            return False  # inside an ignored folder that discovery entered only because it was named
         return path not in (tracked.folders if is_dir else tracked.files)
 
     def excludes_with_parents(self, path: str) -> bool:
@@ -217,14 +221,21 @@ class Exclusion:
                 self._roots[folder] = None if parent == folder else self._work_tree(parent)
         return self._roots[folder]
 
-    def _gitignored(self, path: str, is_dir: bool, root: str) -> bool:
-        """Whether the `.gitignore` files of `root` ignore `path` or a folder above it (git
-        cannot re-include a file whose folder it ignores)."""
+    def _ignored_at(self, path: str, is_dir: bool, root: str) -> str | None:
+        """`path` where the `.gitignore` files of `root` ignore it, else the nearest folder above
+        it (below `root`) they ignore, else None: git cannot re-include a file whose folder
+        it ignores, so an untracked file in such a folder that holds tracked ones stays out."""
+        if is_dir and path in self._ignored_folders:
+            return self._ignored_folders[path]
         # Deeper .gitignore files override shallower ones, as in git.
-        if _decide(self._gitignore_for(os.path.dirname(path)), path, is_dir):
-            return True
         parent = os.path.dirname(path)
-        return parent != root and parent != path and self._gitignored(parent, True, root)
+        if _decide(self._gitignore_for(parent), path, is_dir):
+            found: str | None = path
+        else:
+            found = self._ignored_at(parent, True, root) if parent != root and parent != path else None
+        if is_dir:
+            self._ignored_folders[path] = found
+        return found
 
     def _gitignore_for(self, folder: str) -> list[Pattern]:
         """The patterns of every .gitignore from the repository root (or `folder`) down to `folder`."""
