@@ -205,6 +205,11 @@ def test_regions(source, expected):
         ("v = v and rank == 0\nif v:\n    probe()", ["zero"]),
         ("def f(args):\n    save: bool\n    if args.eval:\n        save = False\n    else:\n        save = args.rank == 0\n    if save:\n        probe()", ["zero"]),
         ("first = rank == 0\nlog = first and epoch == 3\nif log:\n    probe()", ["zero"]),
+        # `|=` and `&=` combine with the value bound before (LUPerson-NL's `is_save`)
+        ("save = dist.is_initialized() and rank == 0\nsave |= not dist.is_initialized()\nif save:\n    probe()", ["zero"]),
+        ("save = rank == 0\nsave &= epoch > 3\nif save:\n    probe()", ["zero"]),
+        ("save = rank == 0\nsave |= epoch > 3\nif save:\n    probe()", ["all"]),
+        ("save = rank == 0\nsave += 1\nif save:\n    probe()", ["all"]),
         # a value assigned only where no distributed run gets (nanoGPT's single-process branch)
         ("ddp = int(os.environ.get('RANK', -1)) != -1\nif ddp:\n    master_process = int(os.environ['RANK']) == 0\nelse:\n    master_process = True\nif master_process:\n    probe()", ["zero"]),
         ("if world_size == 1:\n    verbose = True\nelif x:\n    verbose = rank == 0\nelse:\n    verbose = local_rank == 0\nif verbose:\n    probe()", ["zero"]),

@@ -906,6 +906,9 @@ def _both_switched(values: list) -> RankTest | None:
     )
 
 
+_LOGICAL_AUGMENTED = {cst.BitOrAssign: cst.Or, cst.BitAndAssign: cst.And}
+
+
 def _held_by(values: list, resolve: Resolver | None, unknown: tuple) -> RankTest | RankValue | None:
     """What a variable or attribute holds from every value it is assigned (`RankFacts`): a
     switched flag (`_switched_flag`), else the rank every value holds (`_held_rank`), else the
@@ -1103,6 +1106,16 @@ class RankFacts:
         elif isinstance(target, cst.StarredElement):
             self._note(owner, cls, self_name, target.value, self._NOTHING)
 
+    def _augmented(self, owner: cst.CSTNode, node: cst.AugAssign):
+        """`flag |= test` after one `flag = value` binds `value or test` (`&=`: `and`): on
+        booleans the bitwise operators are the logical ones. Any other augmented assignment
+        binds a value not known."""
+        operator = _LOGICAL_AUGMENTED.get(type(node.operator))
+        bound = self._names.get(id(owner), {}).get(node.target.value) if isinstance(node.target, cst.Name) else None
+        if operator is None or bound is None or len(bound) != 1 or not isinstance(bound[0], cst.BaseExpression):
+            return self._NOTHING
+        return cst.BooleanOperation(left=bound[0], operator=operator(), right=node.value)
+
     @staticmethod
     def _attribute_key(target: cst.Attribute, cls: str | None, self_name: str | None) -> str | None:
         name = dotted_name(target)
@@ -1123,7 +1136,7 @@ class RankFacts:
                     elif isinstance(small, cst.AnnAssign) and small.value is not None:  # `x: bool` alone binds nothing
                         self._note(owner, cls, self_name, small.target, small.value)
                     elif isinstance(small, cst.AugAssign):
-                        self._note(owner, cls, self_name, small.target, self._NOTHING)
+                        self._note(owner, cls, self_name, small.target, self._augmented(owner, small))
                 self._groups_started += self._starts_group(statement)
                 self._spawned += self._spawns(statement)
                 continue
