@@ -578,30 +578,23 @@ class PaddedEvalMetrics(Rule):
             """
         ),
         Flagged(
-            # Each rank's dict of results merged into a list after the gather: the padded repeat's
-            # entry is kept beside its original's.
+            # Each rank's dict of results flattened into a list after the gather: the padded
+            # repeat's entry is kept beside its original's.
             """
             import torch
             import torch.distributed as dist
             from torch.utils.data import DataLoader, DistributedSampler
 
-            def all_gather(data):
-                parts = [None] * dist.get_world_size()
-                dist.all_gather_object(parts, data)
-                return parts
-
             @torch.no_grad()
             def test(model, dataset):
-                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
-                                                     ^
+                sampler = DistributedSampler(dataset, shuffle=False)
+                          ^
                 detections = {}
-                for batch in loader:
-                    for output in model(batch):
-                        detections.update({output["token"]: output})
-                predictions = []
-                for part in all_gather(detections):
-                    predictions.extend(part.values())
-                return dataset.evaluation(predictions)
+                for batch in DataLoader(dataset, batch_size=4, sampler=sampler):
+                    detections.update({meta["token"]: out for meta, out in zip(batch["meta"], model(batch["x"]))})
+                parts = [None] * dist.get_world_size()
+                dist.all_gather_object(parts, detections)
+                return dataset.evaluation([det for part in parts for det in part.values()])
             """
         ),
     )
@@ -633,7 +626,7 @@ class PaddedEvalMetrics(Rule):
             """
         ),
         Clean(
-            # The same merge written out (`for qid, ans in part.items(): merged[qid] = ans`), and
+            # The same merge written out on rank 0 (`merged[qid] = ans` over `answered.items()`), and
             # gathered sample ids zipped with their values into a dict: one entry per sample.
             """
             import torch
@@ -646,12 +639,15 @@ class PaddedEvalMetrics(Rule):
                 answers = {}
                 for batch in loader:
                     answers.update({qid: ans for qid, ans in zip(batch["ids"], model(batch["x"]))})
-                parts = [None] * dist.get_world_size()
-                dist.all_gather_object(parts, answers)
+                everyone = [None] * dist.get_world_size() if dist.get_rank() == 0 else None
+                dist.gather_object(answers, everyone, dst=0)
+                if everyone is None:
+                    return None
                 merged = {}
-                for part in parts:
-                    for qid, ans in part.items():
-                        merged[qid] = ans
+                for answered in everyone:
+                    for qid, ans in answered.items():
+                        if qid not in merged:
+                            merged[qid] = ans
                 return merged
 
             @torch.no_grad()
