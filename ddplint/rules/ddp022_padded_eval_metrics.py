@@ -92,7 +92,10 @@ class PaddedEvalMetrics(Rule):
     where nothing updates it between the loop's start and that call (its meters hold nothing of the
     evaluation; another combine of the function is judged instead),
     results placed by sample id (`index_copy_` or `unique` on gathered results, `results.update(zip(ids, preds))`, or `bank[idx] = feats` where `idx` holds the
-    gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row), loaders whose results stay per rank, and a torchvision test split of known size
+    gathered ids, `idx = concat_all_gather(idx)`: a duplicate overwrites its own row; the ranks'
+    gathered dicts merged into an empty dict by key, `for part in all_gather(detections):
+    merged.update(part)` or `merged[qid] = ans` over `part.items()` or over `zip(gathered_ids,
+    values)`: a repeat overwrites its original's entry), loaders whose results stay per rank, and a torchvision test split of known size
     (`datasets.MNIST(..., train=False)`, CIFAR-10/100, Fashion-MNIST, KMNIST: 10,000 images)
     bound in the sampler's function, where every documented launch of the script says its number
     of processes (`--nproc_per_node 2`, with `--nnodes`) and each divides that size. Other
@@ -574,8 +577,99 @@ class PaddedEvalMetrics(Rule):
                 return top(sum(parts, []), 5), len(dataset)
             """
         ),
+        Flagged(
+            # Each rank's dict of results flattened into a list after the gather: the padded
+            # repeat's entry is kept beside its original's.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            @torch.no_grad()
+            def test(model, dataset):
+                sampler = DistributedSampler(dataset, shuffle=False)
+                          ^
+                detections = {}
+                for batch in DataLoader(dataset, batch_size=4, sampler=sampler):
+                    detections.update({meta["token"]: out for meta, out in zip(batch["meta"], model(batch["x"]))})
+                parts = [None] * dist.get_world_size()
+                dist.all_gather_object(parts, detections)
+                return dataset.evaluation([det for part in parts for det in part.values()])
+            """
+        ),
     )
     clean_examples = (
+        Clean(
+            # Each rank's results kept by the sample's token and the gathered dicts merged into one
+            # by key: a padded repeat overwrites its original's entry.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            def all_gather(data):
+                parts = [None] * dist.get_world_size()
+                dist.all_gather_object(parts, data)
+                return parts
+
+            @torch.no_grad()
+            def test(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                detections = {}
+                for batch in loader:
+                    for output in model(batch):
+                        detections.update({output["token"]: output})
+                predictions = {}
+                for part in all_gather(detections):
+                    predictions.update(part)
+                return dataset.evaluation(predictions)
+            """
+        ),
+        Clean(
+            # The same merge written out on rank 0 (`merged[qid] = ans` over `answered.items()`), and
+            # gathered sample ids zipped with their values into a dict: one entry per sample.
+            """
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, DistributedSampler
+
+            @torch.no_grad()
+            def predict(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                answers = {}
+                for batch in loader:
+                    answers.update({qid: ans for qid, ans in zip(batch["ids"], model(batch["x"]))})
+                everyone = [None] * dist.get_world_size() if dist.get_rank() == 0 else None
+                dist.gather_object(answers, everyone, dst=0)
+                if everyone is None:
+                    return None
+                merged = {}
+                for answered in everyone:
+                    for qid, ans in answered.items():
+                        if qid not in merged:
+                            merged[qid] = ans
+                return merged
+
+            @torch.no_grad()
+            def validate(model, dataset):
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+                keys, values = [], []
+                for batch in loader:
+                    keys.extend(batch["index"].tolist())
+                    values.extend(model(batch["x"]).tolist())
+                keys = torch.tensor(keys)
+                values = torch.tensor(values)
+                gathered_keys = [torch.zeros_like(keys) for _ in range(dist.get_world_size())]
+                gathered_values = [torch.zeros_like(values) for _ in range(dist.get_world_size())]
+                dist.gather(keys, gather_list=gathered_keys, dst=0)
+                dist.gather(values, gather_list=gathered_values, dst=0)
+                unique = {}
+                for key, value in zip(torch.cat(gathered_keys).tolist(), torch.cat(gathered_values).tolist()):
+                    if key not in unique:
+                        unique[key] = value
+                return sum(unique.values()) / len(unique)
+            """
+        ),
         Clean(
             # The gathered parts cut by a helper to the length its caller passes (mmdetection's
             # collect_results(results, len(dataset))): the padding is dropped.
@@ -901,6 +995,12 @@ class PaddedEvalMetrics(Rule):
         self._gathered: set[str] = set()  # names bound to a combining call's result
         self._lengths: set[str] = set()  # names bound to `len(...)`: `n = len(dataset)` ... `[:n]`
         self._stores: set[int] = set()  # slices assigned to (`array[:len(ids)] = ids`), by node id
+        # Merging gathered parts by key: names bound to an empty dict (`merged = {}`), loop names
+        # bound to one rank's part (`for part in gathered`), and loop names bound to a key of
+        # the gathered results (`for qid, ans in part.items()`, `for key, value in zip(ids, ...)`)
+        self._dicts: set[str] = set()
+        self._parts: set[str] = set()
+        self._keys: set[str] = set()
         # `ordered[:size]` in a module function `collect(part, size)`: (function, position) and
         # (function, name) of the parameter; and the same of the arguments calls pass `len(...)` to
         self._cut_by: set[tuple[str, int | str]] = set()
@@ -934,6 +1034,9 @@ class PaddedEvalMetrics(Rule):
                 self._results_combined |= self._results_read(arg.value)
             if "gather" in (self.model.qualified(node.func) or "") and node.args and isinstance(node.args[0].value, cst.Name):
                 self._gathered.add(node.args[0].value.value)  # `dist.all_gather(outputs, preds)` fills `outputs`
+            self._gathered |= _gather_list(node, self.model.qualified(node.func) or "")
+        if self._merges_part(node):  # `merged.update(part)`: a padded repeat overwrites its original's entry
+            self._trimmed = True
         if self._places_by_id(node):
             self._trimmed = True
         if self.model.project is not None and self.model.qualified(node.func) not in COMBINING_COLLECTIVES and (
@@ -952,9 +1055,48 @@ class PaddedEvalMetrics(Rule):
         project, callee = self.model.project, self.flow.project_callee(node.func)
         return project is not None and callee is not None and project.combines(*self.flow.place(), callee) is not None
 
+    def _merges_part(self, node: cst.Call) -> bool:
+        """`merged.update(part)`, `merged` an empty dict and `part` one rank's gathered results
+        (`for part in all_gather(detections)`): each rank's results merged by their keys."""
+        func = node.func
+        return (
+            isinstance(func, cst.Attribute) and func.attr.value == "update" and isinstance(func.value, cst.Name)
+            and func.value.value in self._dicts and len(node.args) == 1 and node.args[0].keyword is None
+            and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value in self._parts
+        )
+
+    def _bind_loop(self, node: cst.For) -> None:
+        """The names a loop over gathered results binds: one rank's part (`for part in
+        gathered`), or a key of them (`for qid, ans in part.items()`; `for key, value in
+        zip(gathered_ids, ...)`, the first of the zipped sequences)."""
+        iterated, target = node.iter, node.target
+        if (isinstance(iterated, cst.Name) and iterated.value in self._gathered) or (
+            isinstance(iterated, cst.Call) and self._combines(iterated)
+        ):
+            self._parts |= set(_bound_names(target))
+            return
+        if not isinstance(iterated, cst.Call) or not isinstance(target, (cst.Tuple, cst.List)) or not target.elements:
+            return
+        first = target.elements[0].value
+        func = iterated.func
+        if not isinstance(first, cst.Name):
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value == "items" and not iterated.args and (
+            isinstance(func.value, cst.Name) and func.value.value in self._parts
+        ):
+            self._keys.add(first.value)
+        elif isinstance(func, cst.Name) and func.value == "zip" and iterated.args and self._reads_gathered(iterated.args[0].value):
+            self._keys.add(first.value)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         """`idx = concat_all_gather(idx)` ... `bank[idx] = feats`: results placed by their
-        gathered sample ids, where a padded duplicate overwrites its own row."""
+        gathered sample ids, where a padded duplicate overwrites its own row; `merged[qid] = ans`
+        with `qid` a key of the gathered results and `merged` an empty dict: merged by key."""
+        empty = isinstance(node.value, cst.Dict) and not node.value.elements
+        empty |= isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name) and node.value.func.value == "dict" and not node.value.args
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                (self._dicts.add if empty else self._dicts.discard)(target.target.value)
         if (isinstance(node.value, cst.Call) and self._combines(node.value)) or self._reads_gathered(node.value):
             self._gathered |= {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}
         results = self._results_read(node.value) | ({id(node.value)} if isinstance(node.value, cst.Call) else set())
@@ -973,6 +1115,10 @@ class PaddedEvalMetrics(Rule):
             if isinstance(stored, cst.Subscript) and len(stored.slice) == 1 and isinstance(stored.slice[0].slice, cst.Index):
                 index = stored.slice[0].slice.value
                 self._trimmed |= isinstance(index, cst.Name) and index.value in self._gathered
+                self._trimmed |= (  # `merged[qid] = ans`, not `merged[qid] = merged.get(qid, 0) + ans`
+                    isinstance(index, cst.Name) and index.value in self._keys and isinstance(stored.value, cst.Name)
+                    and stored.value.value in self._dicts and stored.value.value not in _names_read(node.value)
+                )
 
     def _results_read(self, expr: cst.BaseExpression) -> set[int]:
         """The calls whose results `expr` reads, by the names of this function holding them."""
@@ -984,6 +1130,8 @@ class PaddedEvalMetrics(Rule):
         self._order[id(node)] = self._clock
         if self.gradients.gradients_off:
             self._gradients_off.add(id(node))
+        if isinstance(node, cst.For):
+            self._bind_loop(node)
 
     def visit_With(self, node: cst.With) -> None:
         loops = self.model.loops
@@ -1212,6 +1360,16 @@ def _length(expr: cst.BaseExpression, lengths: set[str]) -> bool:
     if isinstance(expr, cst.Name):
         return expr.value in lengths
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len"
+
+
+def _gather_list(call: cst.Call, qualified: str) -> set[str]:
+    """The list `dist.gather(t, gather_list=parts, dst=0)` (or `gather_object`) fills, by name."""
+    if qualified not in COMBINING_COLLECTIVES or qualified.rpartition(".")[2] not in ("gather", "gather_object"):
+        return set()
+    keyword = next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value in ("gather_list", "object_gather_list")), None)
+    positional = [arg for arg in call.args if arg.keyword is None]
+    filled = keyword if keyword is not None else positional[1] if len(positional) > 1 else None
+    return {filled.value.value} if filled is not None and isinstance(filled.value, cst.Name) else set()
 
 
 def _keys_by_zip(call: cst.Call) -> bool:
