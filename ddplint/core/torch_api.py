@@ -327,6 +327,8 @@ COMBINING_COLLECTIVES = frozenset(_distributed(
     "all_gather_single", "all_gather_coalesced", "gather", "gather_object", "reduce", "reduce_scatter",
     "reduce_scatter_tensor", "reduce_scatter_single",
 ))  # fmt: skip
+# The collective that copies one rank's tensor into the same tensor on every rank.
+BROADCAST = frozenset(_distributed("broadcast"))
 # Collectives every rank of the group must call, by their name in torch.distributed (torch 2.13's
 # all; `tests/test_catalog.py` compares them with the installed torch's).
 COLLECTIVE_NAMES = (
