@@ -549,12 +549,7 @@ class SharedSeedDataPath(Rule):
                     model(images, timesteps).mean().backward()
                     optimizer.step()
             """,
-            messages=(
-                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
-                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
-                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
-                "(torch.randint in the training loop below)"
-            ),
+            messages=_SEEDED + "(torch.randint in the training loop below)",
         ),
         Flagged(
             # A DataLoader without workers runs the Dataset's __getitem__ in each rank's own
