@@ -10,7 +10,7 @@ from ddplint.analyses.options import Branch, ParserOptions
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATOR, ALL_GENERATORS, BROADCAST, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
+    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATE_SPLIT_METHOD, ACCELERATOR, ALL_GENERATORS, BROADCAST, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
     TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
@@ -183,7 +183,9 @@ class SharedSeedDataPath(Rule):
     know (a parameter no call shows, a call); seeding for model initialisation only (no draw in the training
     loop after it); a shared seed that only
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
-    DistributedSampler's seed happen outside the training loop); a draw given its own `generator=` (judged by that
+    DistributedSampler's seed happen outside the training loop); a draw in the training loop whose result the
+    loop hands to Accelerate's `split_between_processes` (`batch = random.sample(prompts, k)`:
+    every rank samples the same batch so that each takes its own slice of it); a draw given its own `generator=` (judged by that
     generator's seed); a draw only under a periodic branch of the training loop (`if it %
     conf.eval_every_iter == 0: do_evaluation(...)`: validation or plotting, not a step's data);
     model-parallel seeds (Megatron's adds the pipeline or model-parallel rank); a generator of its own
@@ -1243,6 +1245,26 @@ class SharedSeedDataPath(Rule):
             """
         ),
         Clean(
+            # Every rank draws the same sample of prompts on purpose, and Accelerate's
+            # split_between_processes hands each rank its own slice of it.
+            """
+            import random
+            import torch
+            from accelerate import Accelerator
+
+            def main(config, prompts, model, optimizer):
+                accelerator = Accelerator()
+                torch.manual_seed(config.get("seed", 0))
+                random.seed(config.get("seed", 0))
+                for step in range(config.steps):
+                    batch = random.sample(prompts, k=64)
+                    with accelerator.split_between_processes(batch) as mine:
+                        loss = model(mine)
+                    accelerator.backward(loss)
+                    optimizer.step()
+            """
+        ),
+        Clean(
             # A project function that returns its own draw (each rank's own value), or rank 0's
             # broadcast plus the rank, gives each rank its own seed.
             """
@@ -1466,6 +1488,8 @@ class SharedSeedDataPath(Rule):
         self._closed_over: dict[int, str | None] = {}
         # DataLoader calls given a function of this module as `worker_init_fn`, by its name
         self._worker_inits: dict[str, list[cst.Call]] = {}
+        # names a loop hands to Accelerate's split_between_processes, with the function and the loops
+        self._split: list[tuple[str | None, str, tuple[int, ...]]] = []
 
     # -- the walk -----------------------------------------------------------------------------
 
@@ -1535,6 +1559,8 @@ class SharedSeedDataPath(Rule):
                 self._training.update(loops)  # the loop calls an inner function that runs the backward
             periodic = any(_periodic(branch.test) for branch in self.model.ifs)
             self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order, periodic))
+        if method == ACCELERATE_SPLIT_METHOD and node.args and isinstance(node.args[0].value, cst.Name) and self.model.loops:
+            self._split.append((frame, node.args[0].value.value, tuple(id(loop) for loop in self.model.loops)))
         if isinstance(func, cst.Name):
             self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
         elif method == "fit" and node.args and isinstance(node.args[0].value, cst.Name) and not self.model.loops:
@@ -2062,7 +2088,9 @@ class SharedSeedDataPath(Rule):
         place), or a draw in a project function it reaches (its place); None otherwise."""
         qualified = self.model.qualified(call.call.func)
         if qualified is not None and _is_draw(qualified, seed.generators):
-            return None if keyword_argument(call.call, DRAW_GENERATOR) or self._switched_off(call) else (qualified, None)
+            if keyword_argument(call.call, DRAW_GENERATOR) or self._switched_off(call) or self._split_after(call):
+                return None
+            return qualified, None
         inner = self._inner.get((call.frame, call.callee)) if call.callee is not None else None
         drawn = next((name for name in inner[1] if _is_draw(name, seed.generators)), None) if inner is not None else None
         if drawn is not None:
@@ -2072,6 +2100,14 @@ class SharedSeedDataPath(Rule):
             return None
         found = reached_draw(project.program, project.module, call.frame, seed.cls, call.callee, seed.generators, {}, 0)
         return (found[1], found[0]) if found is not None else None
+
+    def _split_after(self, call: _LoopCall) -> bool:
+        """Whether the loop hands what the draw `call` gives (the name it binds) to Accelerate's
+        `split_between_processes`: every rank draws the same sample (`batch = random.sample(prompts,
+        k)`) so that each takes its own slice of it, which is what the shared seed is for."""
+        names = {bound.name for bound in self._bound if bound.value is call.call and bound.frame == call.frame}
+        return any(frame == call.frame and name in names and set(loops) & set(call.loops)
+                   for frame, name, loops in self._split)
 
     def _switched_off(self, call: _LoopCall) -> bool:
         """Whether every call like `call` in its function sits in code no documented run takes
