@@ -327,6 +327,8 @@ COMBINING_COLLECTIVES = frozenset(_distributed(
     "all_gather_single", "all_gather_coalesced", "gather", "gather_object", "reduce", "reduce_scatter",
     "reduce_scatter_tensor", "reduce_scatter_single",
 ))  # fmt: skip
+# The collective that copies one rank's tensor into the same tensor on every rank.
+BROADCAST = frozenset(_distributed("broadcast"))
 # Collectives every rank of the group must call, by their name in torch.distributed (torch 2.13's
 # all; `tests/test_catalog.py` compares them with the installed torch's).
 COLLECTIVE_NAMES = (
@@ -790,6 +792,9 @@ PYTHON_RANDOM_DRAWS = api(*(f"random.{name}" for name in (
 )))
 # A Fabric's method that calls `seed_everything` (`fabric.seed_everything(seed)`).
 FABRIC_SEED_METHOD = "seed_everything"
+# Accelerate's Accelerator method that hands each process its own slice of a list (or tensor) it is
+# given: the same list on every rank becomes a different slice on each.
+ACCELERATE_SPLIT_METHOD = "split_between_processes"
 # A generator of its own, and its method that seeds it (`torch.Generator(device=d).manual_seed(s)`):
 # the draws handed it (`generator=`) leave the default generator alone.
 TORCH_GENERATOR = api("torch.Generator", "torch._C.Generator", params="device")

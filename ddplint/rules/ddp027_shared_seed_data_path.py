@@ -10,7 +10,7 @@ from ddplint.analyses.options import Branch, ParserOptions
 from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, environment_key
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
-    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATOR, ALL_GENERATORS, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
+    ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATE_SPLIT_METHOD, ACCELERATOR, ALL_GENERATORS, BROADCAST, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
     TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
@@ -101,7 +101,11 @@ class SharedSeedDataPath(Rule):
     or a parameter of its function that click fills from the command line, `@click.option("--seed",
     default=42)`, or that every call of the function in the project fills so: passes it one,
     leaves it at a literal default, or unpacks a configuration file it loads into it,
-    `main(**OmegaConf.load(args.config))`, the same file on every rank; nothing with a rank,
+    `main(**OmegaConf.load(args.config))`, the same file on every rank; a key read from an option
+    or configuration mapping, `config.get("seed", None)`; or what a project function gives back
+    when each of its returns is such a parameter, a tensor rank 0 broadcast to every rank, or
+    under `if world_size == 1:`: open-mmlab's `config.seed = init_random_seed(config.get("seed"))`,
+    the configuration's seed or else rank 0's random one; nothing with a rank,
     process index or rank variable in it) runs on every rank, and later in
     the same function (or in a function of the module that it calls after the seed, as a script
     seeding in module code then calling `train()` does, unless that function seeds again
@@ -179,7 +183,9 @@ class SharedSeedDataPath(Rule):
     know (a parameter no call shows, a call); seeding for model initialisation only (no draw in the training
     loop after it); a shared seed that only
     orders the data before a sampler splits it across ranks (dataset shuffles, bucket orders and
-    DistributedSampler's seed happen outside the training loop); a draw given its own `generator=` (judged by that
+    DistributedSampler's seed happen outside the training loop); a draw in the training loop whose result the
+    loop hands to Accelerate's `split_between_processes` (`batch = random.sample(prompts, k)`:
+    every rank samples the same batch so that each takes its own slice of it); a draw given its own `generator=` (judged by that
     generator's seed); a draw only under a periodic branch of the training loop (`if it %
     conf.eval_every_iter == 0: do_evaluation(...)`: validation or plotting, not a step's data);
     model-parallel seeds (Megatron's adds the pipeline or model-parallel rank); a generator of its own
@@ -512,6 +518,40 @@ class SharedSeedDataPath(Rule):
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(torch.randn_like in the training loop below)"
             ),
+        ),
+        Flagged(
+            # A seed agreed across the ranks (the configuration's, or else rank 0's broadcast:
+            # open-mmlab's `init_random_seed`) is the same on every rank by design.
+            """
+            import numpy as np
+            import torch
+            import torch.distributed as dist
+
+            def init_random_seed(seed=None, device="cuda"):
+                if seed is not None:
+                    return seed
+                rank, world_size = dist.get_rank(), dist.get_world_size()
+                seed = np.random.randint(2**31)
+                if world_size == 1:
+                    return seed
+                if rank == 0:
+                    random_num = torch.tensor(seed, dtype=torch.int32, device=device)
+                else:
+                    random_num = torch.tensor(0, dtype=torch.int32, device=device)
+                dist.broadcast(random_num, src=0)
+                return random_num.item()
+
+            def main(config, model, loader, optimizer):
+                dist.init_process_group("nccl")
+                config.seed = init_random_seed(config.get("seed", None))
+                torch.manual_seed(config.seed)
+                ^
+                for images in loader:
+                    timesteps = torch.randint(0, 1000, (images.shape[0],))
+                    model(images, timesteps).mean().backward()
+                    optimizer.step()
+            """,
+            messages=_SEEDED + "(torch.randint in the training loop below)",
         ),
         Flagged(
             # A DataLoader without workers runs the Dataset's __getitem__ in each rank's own
@@ -1205,6 +1245,59 @@ class SharedSeedDataPath(Rule):
             """
         ),
         Clean(
+            # Every rank draws the same sample of prompts on purpose, and Accelerate's
+            # split_between_processes hands each rank its own slice of it.
+            """
+            import random
+            import torch
+            from accelerate import Accelerator
+
+            def main(config, prompts, model, optimizer):
+                accelerator = Accelerator()
+                torch.manual_seed(config.get("seed", 0))
+                random.seed(config.get("seed", 0))
+                for step in range(config.steps):
+                    batch = random.sample(prompts, k=64)
+                    with accelerator.split_between_processes(batch) as mine:
+                        loss = model(mine)
+                    accelerator.backward(loss)
+                    optimizer.step()
+            """
+        ),
+        Clean(
+            # A project function that returns its own draw (each rank's own value), or rank 0's
+            # broadcast plus the rank, gives each rank its own seed.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+
+            def fresh_seed(seed=None):
+                if seed is not None:
+                    return seed
+                return random.randint(0, 2**31)
+
+            def offset_seed(seed):
+                value = torch.tensor(seed)
+                dist.broadcast(value, src=0)
+                return value.item() + dist.get_rank()
+
+            def main(model, loader, optimizer):
+                dist.init_process_group("nccl")
+                torch.manual_seed(fresh_seed())
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+                    optimizer.step()
+
+            def other(args, model, loader, optimizer):
+                dist.init_process_group("nccl")
+                torch.manual_seed(offset_seed(args.seed))
+                for images in loader:
+                    model(images + torch.randn_like(images)).mean().backward()
+                    optimizer.step()
+            """
+        ),
+        Clean(
             # The rank is in the seed, or the seed only makes the replicas start equal.
             """
             import torch
@@ -1395,6 +1488,8 @@ class SharedSeedDataPath(Rule):
         self._closed_over: dict[int, str | None] = {}
         # DataLoader calls given a function of this module as `worker_init_fn`, by its name
         self._worker_inits: dict[str, list[cst.Call]] = {}
+        # names a loop hands to Accelerate's split_between_processes, with the function and the loops
+        self._split: list[tuple[str | None, str, tuple[int, ...]]] = []
 
     # -- the walk -----------------------------------------------------------------------------
 
@@ -1464,6 +1559,8 @@ class SharedSeedDataPath(Rule):
                 self._training.update(loops)  # the loop calls an inner function that runs the backward
             periodic = any(_periodic(branch.test) for branch in self.model.ifs)
             self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order, periodic))
+        if method == ACCELERATE_SPLIT_METHOD and node.args and isinstance(node.args[0].value, cst.Name) and self.model.loops:
+            self._split.append((frame, node.args[0].value.value, tuple(id(loop) for loop in self.model.loops)))
         if isinstance(func, cst.Name):
             self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
         elif method == "fit" and node.args and isinstance(node.args[0].value, cst.Name) and not self.model.loops:
@@ -1991,7 +2088,9 @@ class SharedSeedDataPath(Rule):
         place), or a draw in a project function it reaches (its place); None otherwise."""
         qualified = self.model.qualified(call.call.func)
         if qualified is not None and _is_draw(qualified, seed.generators):
-            return None if keyword_argument(call.call, DRAW_GENERATOR) or self._switched_off(call) else (qualified, None)
+            if keyword_argument(call.call, DRAW_GENERATOR) or self._switched_off(call) or self._split_after(call):
+                return None
+            return qualified, None
         inner = self._inner.get((call.frame, call.callee)) if call.callee is not None else None
         drawn = next((name for name in inner[1] if _is_draw(name, seed.generators)), None) if inner is not None else None
         if drawn is not None:
@@ -2001,6 +2100,14 @@ class SharedSeedDataPath(Rule):
             return None
         found = reached_draw(project.program, project.module, call.frame, seed.cls, call.callee, seed.generators, {}, 0)
         return (found[1], found[0]) if found is not None else None
+
+    def _split_after(self, call: _LoopCall) -> bool:
+        """Whether the loop hands what the draw `call` gives (the name it binds) to Accelerate's
+        `split_between_processes`: every rank draws the same sample (`batch = random.sample(prompts,
+        k)`) so that each takes its own slice of it, which is what the shared seed is for."""
+        names = {bound.name for bound in self._bound if bound.value is call.call and bound.frame == call.frame}
+        return any(frame == call.frame and name in names and set(loops) & set(call.loops)
+                   for frame, name, loops in self._split)
 
     def _switched_off(self, call: _LoopCall) -> bool:
         """Whether every call like `call` in its function sits in code no documented run takes
@@ -2028,7 +2135,9 @@ class SharedSeedDataPath(Rule):
                 return environment_key(expr) not in RANK_ENVIRONMENT
             if name in CONVERSIONS and len(expr.args) == 1:
                 return self._same_on_every_rank(expr.args[0].value, at, depth + 1)
-            return None
+            if _mapping_read(expr):  # `config.get("seed", None)`: as `config["seed"]`
+                return True
+            return self._agreed(expr, at, depth)
         if isinstance(expr, (cst.Name, cst.Attribute)):
             return self._bound_value(expr, at, depth)
         if isinstance(expr, cst.Subscript):
@@ -2042,6 +2151,25 @@ class SharedSeedDataPath(Rule):
         if not parts:
             return None
         return False if False in parts else None if None in parts else True
+
+    def _agreed(self, call: cst.Call, at: _Seed, depth: int) -> bool | None:
+        """Whether what a call of a project function gives back is the same on every rank,
+        where each of its returns is (`agreed_returns`) one of its parameters (then as what the
+        call gives that parameter), a tensor rank 0 broadcast to every rank, or under
+        `if world_size == 1:` (one process): open-mmlab's `init_random_seed`. None otherwise."""
+        project, callee = self.model.project, dotted_name(call.func)
+        if project is None or callee is None:
+            return None
+        program = project.program
+        target = program.target(project.module, at.frame, at.cls, callee)
+        definition = program.definition(target.module, target.key) if target is not None and "." not in target.key else None
+        if definition is None:
+            return None
+        returned = agreed_returns(definition, lambda written: program.qualify(target.module, written) in BROADCAST)
+        if returned is None:
+            return None
+        verdicts = [self._same_on_every_rank(_given(call, definition, name), at, depth + 1) for name in returned]
+        return False if False in verdicts else None if None in verdicts else True
 
     def _bound_value(self, expr: cst.Name | cst.Attribute, at: _Seed, depth: int) -> bool | None:
         name = dotted_name(expr)
@@ -2782,6 +2910,110 @@ def _configured(program, module: str, key: str, function: ast.FunctionDef | ast.
         verdicts.append(True if unpacked and len(loaded) == len(unpacked) and not any(
             isinstance(a, ast.Starred) for a in call.args) else None)
     return verdicts
+
+
+def _mapping_read(call: cst.Call) -> bool:
+    """`config.get("seed")` or `config.get("seed", None)`: a key of an option or configuration
+    mapping read as `config["seed"]` would be (the same command line and files on every rank)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "get" and dotted_name(func.value) is not None):
+        return False
+    values = [argument.value for argument in call.args]
+    if not 1 <= len(values) <= 2 or any(argument.keyword is not None or argument.star for argument in call.args):
+        return False
+    default = values[1] if len(values) == 2 else None
+    return isinstance(values[0], cst.SimpleString) and (
+        default is None or isinstance(default, (cst.Integer, cst.Float, cst.SimpleString))
+        or isinstance(default, cst.Name) and default.value == "None"
+    )
+
+
+def agreed_returns(function: ast.FunctionDef | ast.AsyncFunctionDef, broadcast) -> list[str] | None:
+    """The parameters a function may give back, when each of its returns, outside loops, gives
+    back a parameter that nothing binds before it (`if seed is not None: return seed`), a
+    tensor (or its `.item()`) that a broadcast (`broadcast(written)` true of the call's name)
+    filled before it and nothing bound again since (`dist.broadcast(random_num, src=0)`; `return
+    random_num.item()`: rank 0's value on every rank), or sits under `if world_size == 1:` (one
+    process: nothing to agree with). None when a return gives anything else, or there is none."""
+    parameters = {argument.arg for argument in _arguments(function)}
+    bindings: dict[str, list[int]] = {}
+    broadcasts: dict[str, list[int]] = {}
+    for node in _statements(function):
+        for target in _targets(node) + ([node.target] if isinstance(node, (ast.AugAssign, ast.For)) else []):
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bindings.setdefault(name.id, []).append(node.lineno)
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and broadcast(dotted(node.func) or ""):
+            broadcasts.setdefault(node.args[0].id, []).append(node.lineno)
+    returned: list[str] = []
+    found = False
+
+    def walk(statements, looped: bool) -> bool:
+        nonlocal found
+        for statement in statements:
+            if isinstance(statement, ast.Return):
+                found = True
+                value = statement.value
+                if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "item" \
+                        and not value.args:
+                    value = value.func.value
+                if looped or not isinstance(value, ast.Name):
+                    return False
+                line, name = statement.lineno, value.id
+                if name in parameters and not any(bound < line for bound in bindings.get(name, ())):
+                    returned.append(name)
+                    continue
+                filled = [at for at in broadcasts.get(name, ()) if at < line]
+                if not filled or any(max(filled) < bound < line for bound in bindings.get(name, ())):
+                    return False
+            elif isinstance(statement, ast.If):
+                if not _one_process_test(statement.test) and not walk(statement.body, looped):
+                    return False
+                if not walk(statement.orelse, looped):
+                    return False
+            elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+                if not walk(statement.body, True) or not walk(statement.orelse, True):
+                    return False
+            elif isinstance(statement, (ast.With, ast.AsyncWith)):
+                if not walk(statement.body, looped):
+                    return False
+            elif isinstance(statement, ast.Try):
+                for block in (statement.body, *[handler.body for handler in statement.handlers], statement.orelse, statement.finalbody):
+                    if not walk(block, looped):
+                        return False
+        return True
+
+    if not walk(function.body, False) or not found:
+        return None
+    return list(dict.fromkeys(returned))
+
+
+def _one_process_test(test: ast.expr) -> bool:
+    """`world_size == 1` (also `self.world_size == 1`): the branch a run of one process takes."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    left, right = test.left, test.comparators[0]
+    return (dotted(left) or "").rpartition(".")[2].lower() == "world_size" and isinstance(right, ast.Constant) and right.value == 1
+
+
+def _given(call: cst.Call, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> cst.BaseExpression | None:
+    """What `call` gives parameter `name` of `function`: its argument, or a literal default
+    (as an expression); None when unknown (a starred argument, a default that is not a literal)."""
+    if any(argument.star for argument in call.args):
+        return None
+    keyword = keyword_argument(call, name)
+    if keyword is not None:
+        return keyword.value
+    positional = [argument.arg for argument in (*function.args.posonlyargs, *function.args.args)]
+    given = [argument.value for argument in call.args if argument.keyword is None]
+    if name in positional and positional.index(name) < len(given):
+        return given[positional.index(name)]
+    pairs = list(zip(reversed(positional), reversed(function.args.defaults)))
+    pairs += [(a.arg, d) for a, d in zip(function.args.kwonlyargs, function.args.kw_defaults) if d is not None]
+    default = next((d for arg, d in pairs if arg == name), None)
+    if isinstance(default, ast.Constant) and isinstance(default.value, (int, float, str)) and not isinstance(default.value, bool):
+        return cst.parse_expression(repr(default.value))
+    return None
 
 
 def _last(func: ast.expr) -> str | None:
