@@ -147,3 +147,73 @@ def test_a_launcher_that_spawns_its_ranks_keeps_the_strategy_to_itself(tmp_path,
     outside = _LAUNCHER.format(start=spawn).replace("    mp.set_sharing_strategy('file_system')\n", "")
     (tmp_path / "train.py").write_text(outside.replace("from hosts", "mp.set_sharing_strategy('file_system')\nfrom hosts"))
     assert _sharing_findings(run) == [("train.py", 5)]
+
+
+_INFERENCE = """\
+import argparse
+
+import torch
+from data.loaders import get_loader
+
+torch.multiprocessing.set_sharing_strategy("file_system")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--num_workers", default=8, type=int, help="workers of the DataLoader")
+    parser.add_argument("--data", default="cases/")
+    args = parser.parse_args()
+    for batch in get_loader(args.data):
+        print(batch.shape)
+{tail}
+
+if __name__ == "__main__":
+    main()
+"""
+
+_LOADERS = """\
+from torch.utils.data import DataLoader
+
+
+def get_loader(root):
+    return DataLoader(list_cases(root), batch_size=1, shuffle=False, num_workers=0)
+
+
+def list_cases(root):
+    return [root]
+{tail}"""
+
+_SELF_TEST = """
+
+if __name__ == "__main__":
+    for item in DataLoader(list_cases("cases/"), num_workers=4):
+        print(item)
+"""
+
+
+def _inference_project(tmp_path, inference_tail: str = "", loaders_tail: str = "") -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data").mkdir(exist_ok=True)
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "loaders.py").write_text(_LOADERS.format(tail=loaders_tail))
+    (tmp_path / "inference.py").write_text(_INFERENCE.format(tail=inference_tail))
+
+
+def test_an_option_declared_for_workers_and_an_imported_modules_self_test_start_no_worker(tmp_path, run):
+    """inference.py declares `--num_workers` (its name and help say workers and DataLoader) but
+    its one loader is `DataLoader(..., num_workers=0)`: batches load in the process itself. The
+    `if __name__ == "__main__":` self-test of data/loaders.py starts workers only where that file
+    is the script, a program without inference.py's setting; imported, the block never runs."""
+    _inference_project(tmp_path, loaders_tail=_SELF_TEST)
+    assert _sharing_findings(run) == []
+
+
+def test_the_scripts_own_main_block_and_a_loader_given_the_option_start_workers(tmp_path, run):
+    """The same self-test in the script's own `__main__` block runs; so does a loader built
+    with the declared count."""
+    _inference_project(tmp_path)
+    with open(tmp_path / "inference.py", "a") as script:
+        script.write(_SELF_TEST.replace("list_cases", "list"))
+    assert _sharing_findings(run) == [("inference.py", 6)]
+    _inference_project(tmp_path, inference_tail="    torch.utils.data.DataLoader([args.data], num_workers=args.num_workers)\n")
+    assert _sharing_findings(run) == [("inference.py", 6)]

@@ -362,3 +362,23 @@ def test_a_launcher_named_in_a_comment_starts_nothing(tmp_path, run, count, one)
     (tmp_path / "eval.sh").write_text(f"python -m torch.distributed.launch --nproc_per_node={count} eval.py --weights last.pt\n")
     assert project.build(str(tmp_path)).view(str(tmp_path / "eval.py")).one_rank is one
     assert ("eval.py", "DDP004") not in _findings(run, "DDP004") if one else ("eval.py", "DDP004") in _findings(run, "DDP004")
+
+
+@pytest.mark.parametrize(
+    "launch, flagged",
+    [
+        ("python -W ignore -m torch.distributed.launch --nproc_per_node=1 --master_port=$PORT --use_env train.py --resume last.pt\n", []),
+        ("torchrun --nnodes 1 --nproc_per_node 1 train.py\ntorchrun --nproc_per_node=1 train.py --resume last.pt\n", []),
+        ("torchrun --nproc_per_node 2 train.py --resume last.pt\n", [("train.py", "DDP014")]),
+        ("torchrun --nproc_per_node=1 train.py\ntorchrun --nproc_per_node=4 train.py\n", [("train.py", "DDP014")]),
+    ],
+)
+def test_a_save_on_every_rank_of_a_script_launched_only_as_one_process_has_no_second_writer(tmp_path, run, launch, flagged):
+    """Every command launches train.py with `--nproc_per_node 1` (the single-card copy of a DDP
+    trainer): one process writes last.pt, no rank writes beside it (DDP014 needs a second rank,
+    as DDP004 does); one command with two processes or more is a second writer."""
+    run.cwd = tmp_path
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(_TRAIN)
+    (tmp_path / "train.sh").write_text(launch)
+    assert _findings(run, "DDP014") == flagged

@@ -1382,12 +1382,19 @@ class Project:
         """Whether no process that tensors cross (`TENSOR_CROSSINGS`: DataLoader workers,
         torch.multiprocessing's processes, pools and queues) may be started in any program
         `module` runs in: by it, the modules importing it (at any depth, a notebook too), or
-        any module one of those imports (in a function too), as `_starts_nothing` reads them."""
+        any module one of those imports (in a function too), as `_starts_nothing` reads them.
+        The `if __name__ == "__main__":` block of a module these programs only import (one that
+        does not reach `module` by its own imports) runs only where that module is the script, a
+        program without `module`: a data module's self-test that iterates a loader with workers."""
         runs_in = list(reachable([module], self.program.importers_of))
-        program = reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)])
+        program = list(reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)]))
         # a module nothing imports that is no script is called from outside: its functions run
         called = frozenset(each for each in runs_in if each not in self.reach.entries and not self.program.importers_of(each))
-        return self._starts_nothing(list(program), TENSOR_CROSSINGS, live=called)
+        imported = frozenset(
+            each for each in program if each not in runs_in
+            and module not in reachable([each], lambda other: [*self.imports_of(other), *self.nested_imports(other)])
+        )
+        return self._starts_nothing(program, TENSOR_CROSSINGS, live=called, imported=imported)
 
     def crosses_no_tensors(self, module: str) -> bool:
         """Whether neither `module` nor a project module it imports may start a process that
@@ -1710,7 +1717,10 @@ class Project:
         tree = self.program.tree(module, text)
         return question(tree) if tree is not None else None
 
-    def _starts_nothing(self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS, live: frozenset[str] | None = None) -> bool:
+    def _starts_nothing(
+        self, modules: list[str], starts: tuple[str, ...] = _RUN_STARTS, live: frozenset[str] | None = None,
+        imported: frozenset[str] = frozenset(),
+    ) -> bool:
         """Whether none of `modules` (a script and what it imports) may start processes, a
         process group or a framework's launcher: none has the text of one (`starts`) where its
         code may run it (`_may_start`: a call written in a comment, a shell-out of another
@@ -1723,7 +1733,9 @@ class Project:
         default, `exp_name="run"`, names no `def run`); with `live` (the
         modules among them that code outside the project calls, all of whose functions run):
         that no code of them that may run names (`_live_names`: an import alone, or a name
-        written only in a function that never runs, does not run a function)."""
+        written only in a function that never runs, does not run a function); nor the
+        `if __name__ == "__main__":` block of a module of `imported` (modules that are never
+        the script there)."""
         program, texts = self.program, {}
         for module in modules:
             texts[module] = program.read(module)
@@ -1743,6 +1755,8 @@ class Project:
         for module in starting:
             lines = texts[module].splitlines()
             for statement in program.tree(module).body:  # type: ignore[union-attr]
+                if module in imported and isinstance(statement, ast.If) and _tests_main(statement.test):
+                    continue  # an imported module's `__main__` block: it runs only as the script
                 text = "\n".join(lines[statement.lineno - 1 : statement.end_lineno])
                 if not any(start in text and _may_start(statement, start) for start in module_starts[module]):
                     continue
@@ -1911,8 +1925,10 @@ _LOADER_WORDS = ("DataLoader", "dataloader", "workers")
 
 def _loader_words_left(statement: ast.stmt, word: str) -> bool:
     """Whether the code of `statement` says `word` (`_LOADER_WORDS`) other than in a DataLoader
-    call that starts no worker (`_without_workers`), a comment or a docstring; an import says it
-    only where it renames what it imports (`import DataLoader as Loader`: its calls do not)."""
+    call that starts no worker (`_without_workers`), a comment, a docstring or the strings of an
+    option's declaration (`parser.add_argument("--num_workers", help="DataLoader workers")`
+    starts none: a loader given the parsed count says it again); an import says it only where
+    it renames what it imports (`import DataLoader as Loader`: its calls do not)."""
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return any(alias.asname and word in alias.name for alias in statement.names)
     copy = copy_tree(statement)  # changed below; the program's tree is shared
@@ -1920,10 +1936,17 @@ def _loader_words_left(statement: ast.stmt, word: str) -> bool:
         if isinstance(node, ast.Call) and _without_workers(node):
             node.func = ast.Name("Loader", ast.Load())
             node.keywords = [keyword for keyword in node.keywords if keyword.arg != "num_workers"]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            node.args = [arg for arg in node.args if not _string(arg)]
+            node.keywords = [keyword for keyword in node.keywords if not _string(keyword.value)]
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body[0] = ast.Pass()  # a docstring
     return word in ast.unparse(copy)
+
+
+def _string(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and isinstance(expr.value, str)
 
 
 def _without_workers(call: ast.Call) -> bool:

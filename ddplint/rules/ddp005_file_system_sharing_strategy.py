@@ -53,7 +53,9 @@ class FileSystemSharingStrategy(Rule):
     program with none of these (inference helpers that run a model on one image in the main
     process: the strategy is never used), nor one whose DataLoaders have no workers
     (`num_workers` left out or a literal 0: batches load in the process itself; a count from a
-    variable counts), other strategies, a
+    variable counts; an option that declares one, `parser.add_argument("--num_workers")`,
+    starts none), nor a data module's `if __name__ == "__main__":` self-test where the program
+    only imports that module (the block runs only where it is the script), other strategies, a
     function of the same name from another library, a strategy passed in as a parameter (its
     value is unknown), and
     a function (or module code) that shares tensors by hand with torch's storage reducers

@@ -216,7 +216,9 @@ class SaveOnEveryRank(Rule):
     not the script), nor one that every command runs with torchrun or torch.distributed.launch --use_env
     and no process or node count (torch's default: one process), nor one that sets
     CUDA_VISIBLE_DEVICES to one GPU index at import and spawns `torch.cuda.device_count()`
-    processes (one), nor one that builds only an Accelerator and that no launch command runs
+    processes (one), nor one that every launch command of the project starts as one process
+    (`torch.distributed.launch --nproc_per_node=1 train.py`, on one node: ProjectView.one_rank,
+    a single writer with no rank beside it), nor one that builds only an Accelerator and that no launch command runs
     where the project's launch commands run its other scripts, nor a branch that only plain
     `python` runs take by the options each passes (`--train_stage SFT_Merge`), nor a branch only
     an option no documented run passes reaches (it keeps its default there; a branch that resumes
@@ -285,6 +287,8 @@ class SaveOnEveryRank(Rule):
     # or a call of another module's function that may save, which `leave_Module` reports)
     screened_by = frozenset((ProjectFact.RUN_BY_RANKS,))
     needs_ranks = True
+    # One process writes its file alone: the clash needs a second rank writing beside it.
+    needs_peers = True
     name = "save-on-every-rank"
     frameworks = (Framework.DDP, Framework.ACCELERATE, Framework.LIGHTNING, Framework.FABRIC)
     message = _MESSAGE.format("if dist.get_rank() == 0:")
