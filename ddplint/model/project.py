@@ -1810,7 +1810,7 @@ class Project:
 _SHELL_OUTS = frozenset(("Popen", "run", "call", "check_call", "check_output", "system"))
 # The programs whose run may start ranks: Python, a shell, a launcher, a variable's value
 # (`$CMD`), or an environment setting before the program (`CUDA_VISIBLE_DEVICES=0 python ...`).
-_RANK_PROGRAM = re.compile(r"python[\d.]*|(?:ba|z)?sh|env|nohup|exec|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|sbatch|horovodrun|.*[=$].*")
+_RANK_PROGRAM = re.compile(r"python[\d.]*|(?:ba|z)?sh|env|nohup|exec|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|sbatch|horovodrun|composer|.*[=$].*")
 _GROUP_START = "init_process_group"
 
 
