@@ -113,3 +113,16 @@ def test_a_callback_no_code_hands_the_trainer_never_runs(tmp_path, run):
 def test_prose_about_composer_models_launches_nothing(tmp_path, run):
     launch = "# convert the composer model to a transformers model\npython convert.py --composer model.pt\n"
     assert _findings(tmp_path, run, launch) == []
+
+
+def test_a_plain_run_of_a_script_named_for_composer_stays_one_process(tmp_path, run):
+    """`composer` is also a word: `python train_composer.py` names no launcher, and is the one
+    plain process that runs the script."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train_composer.py").write_text(
+        "import torch\nimport torch.distributed as dist\n\n\n"
+        "def main():\n    dist.init_process_group('nccl')\n    model = torch.nn.Linear(2, 2)\n"
+        "    torch.save(model.state_dict(), 'model.pt')\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    (tmp_path / "run.sh").write_text("python train_composer.py --epochs 3\n")
+    assert "DDP014" not in run("check", "--no-cache", "--select", "DDP014", ".").stdout

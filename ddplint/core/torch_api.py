@@ -604,6 +604,13 @@ class Launcher:
     # Whether the processes it starts form one MPI world (mpi4py's COMM_WORLD): always (None),
     # with one of these flags (srun's `--mpi=pmix` picks its MPI plugin), or never (empty).
     mpi_flags: tuple[str, ...] | None = ()
+    # Whether its needle is also a common word (`composer`: "the composer model",
+    # `composer_to_hf.py`): then text names the launcher only where its pattern matches.
+    worded: bool = False
+
+    def names(self, text: str) -> bool:
+        """Whether `text` (a line, a code span) names this launcher."""
+        return any(needle in text for needle in self.needles) and (not self.worded or self.pattern.search(text) is not None)
 
     def starts_mpi_world(self, command: str) -> bool:
         """Whether `command` starts its processes as the ranks of one MPI world."""
@@ -658,7 +665,7 @@ LAUNCHERS = {
         Launcher("torchrun", ("torchrun", TORCHRUN), re.compile(r"(?<![\w.-])torchrun(?![\w.-])|" + re.escape(TORCHRUN) + r"\b"), None, True),
         Launcher("deepspeed", ("deepspeed",), DEEPSPEED_LAUNCHER, "--local_rank", True, ("--no_local_rank",)),
         Launcher("accelerate", ("accelerate",), ACCELERATE_LAUNCHER, None, True, (), ("--num_processes", "--num-processes")),
-        Launcher("composer", ("composer",), COMPOSER_LAUNCHER, None, True, (), ("-n", "--nproc")),
+        Launcher("composer", ("composer",), COMPOSER_LAUNCHER, None, True, (), ("-n", "--nproc"), worded=True),
         Launcher("horovodrun", ("horovodrun",), _launcher_word("horovodrun"), None, False),
         Launcher("mpirun", ("mpirun", "mpiexec"), _launcher_word("mpirun", "mpiexec"), None, False, mpi_flags=None),
         Launcher("srun", ("srun",), _launcher_word("srun"), None, False, (), ("--ntasks", "-n"), ("--mpi",)),

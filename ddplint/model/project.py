@@ -1227,7 +1227,7 @@ class Project:
             lines = split_lines(text) if text is not None and "python" in text else []
             script_lines = Shell(lines, relative.endswith((".md", ".rst")))
             for index, line in enumerate(lines):
-                if (run := _PLAIN_RUN.search(line)) and not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
+                if (run := _PLAIN_RUN.search(line)) and not any(launcher.names(line) for launcher in LAUNCHERS.values()):
                     command = LaunchCommand(Place(relative, index + 1), _continued(lines, index), "python")
                     found.append(self._settled(command, script_lines, script_lines.at(index, line[: run.start()])))
         return found
@@ -2350,11 +2350,11 @@ def _inline_commands(line: str) -> list[str]:
     otherwise the whole line, as in a shell script. A line whose launcher is named only in code
     spans that run no script is prose ("the training script, `main.py`, runs under `torchrun`"):
     no command."""
-    spans = [span for span in _CODE_SPAN.findall(line) if any(needle in span for launcher in LAUNCHERS.values() for needle in launcher.needles)]
+    spans = [span for span in _CODE_SPAN.findall(line) if any(launcher.names(span) for launcher in LAUNCHERS.values())]
     if any(".py" in span for span in spans):
         return spans
     outside = _CODE_SPAN.sub("", line)
-    return [line] if not spans or any(needle in outside for launcher in LAUNCHERS.values() for needle in launcher.needles) else []
+    return [line] if not spans or any(launcher.names(outside) for launcher in LAUNCHERS.values()) else []
 
 
 # A line that starts with a script's path (`train.py \`, `tools/train.py --cfg x`).
