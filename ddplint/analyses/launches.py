@@ -24,9 +24,11 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
 - the event methods (`on_save`, `on_train_end`, ...) of a Hugging Face TrainerCallback subclass,
   and the saving methods a Trainer subclass overrides (`save_model`, `_save`, `_save_checkpoint`):
   the Trainer fires them on every process it runs in (`callback_hooks`), once it is handed the
-  callback (a class whose name no code of a training project uses is never registered). The Trainer starts no
+  callback (a class whose name no code of a training project uses is never registered); so do the
+  event methods (`eval_end`, `epoch_end`, `fit_end`, ...) of a MosaicML Composer Callback subclass,
+  which Composer's Trainer runs on every rank. The Trainer starts no
   processes, so these are not launch points: a rule counts them where the file shows that ranks
-  run it.
+  run it (the `composer` launcher runs a script that imports it, say).
 
 A Fabric or Trainer is for one device when `devices` is 1, "1" or a list of one device (also
 through a module constant), or is left out on the CPU, and `num_nodes` is left out or 1; any
@@ -45,6 +47,10 @@ from ddplint.semantic.model import Analysis, SemanticModel, dotted_name
 from ddplint.core.torch_api import (
     ACCELERATOR,
     API,
+    COMPOSER_CALLBACK,
+    COMPOSER_CALLBACK_EVENTS,
+    COMPOSER_DIST,
+    COMPOSER_GLOBAL_RANK,
     FABRIC,
     FABRIC_LAUNCH,
     GLOBAL_ZERO,
@@ -85,8 +91,12 @@ class Launches(Analysis):
         self.built_at: dict[int, object] = {}  # a Place of the program model
         self._callback_classes: set[str] = set()
         self._trainer_classes: set[str] = set()  # subclasses of Hugging Face's Trainer
-        # The event methods of TrainerCallback subclasses (frame keys) -> their `def` names.
+        self._composer_callbacks: set[str] = set()  # subclasses of Composer's Callback
+        # The event methods of TrainerCallback (and Composer Callback) subclasses (frame keys) ->
+        # their `def` names, and which Trainer fires each.
         self.callback_hooks: dict[str, cst.Name] = {}
+        self.fired_by: dict[str, str] = {}
+        self._composer_dist: str | None = None  # the name this module binds Composer's dist module to
 
     @property
     def every_rank(self) -> set[str | None]:
@@ -115,6 +125,20 @@ class Launches(Analysis):
         owner = (key or "").rpartition(".")[0]
         nearest = sorted(self._guards.items(), key=lambda item: (item[0] or "").rpartition(".")[0] != owner)
         return next((guard for _, guard in nearest), None)
+
+    @property
+    def file_guard(self) -> str | None:
+        """The rank-0 test of the distributed module the file imports where it is not
+        torch.distributed: Composer's (`from composer.utils import dist`, which has no
+        `get_rank`), `if dist.get_global_rank() == 0:`; None for any other file."""
+        return f"if {self._composer_dist}.{COMPOSER_GLOBAL_RANK}() == 0:" if self._composer_dist else None
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if self.model.frame.function is None and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(bound, cst.Name) and self.model.qualified(bound) == COMPOSER_DIST:
+                    self._composer_dist = bound.value
 
     def _one(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name) and self.model.constant(expr.value) is not None:
@@ -180,6 +204,8 @@ class Launches(Analysis):
             self._callback_classes.add(node.name.value)
         if any(self.model.qualified(base.value) in HF_TRAINER for base in node.bases):
             self._trainer_classes.add(node.name.value)
+        if any(self.model.qualified(base.value) in COMPOSER_CALLBACK for base in node.bases) and not self._never_registered(node):
+            self._composer_callbacks.add(node.name.value)
 
     def _derives(self, base: cst.BaseExpression, target: API, kind: str) -> bool:
         """Whether a class with this base is a `target` (a LightningModule): the base is one, a
@@ -219,6 +245,7 @@ class Launches(Analysis):
             and node.name.value.startswith(TRAINER_CALLBACK_EVENT)
         ):
             self.callback_hooks[frame.key] = node.name  # type: ignore[index]
+            self.fired_by[frame.key] = "the Hugging Face Trainer"  # type: ignore[index]
             # on_save(self, args, state, control, **kwargs): the TrainerState is the third parameter
             positional = [param.name.value for param in node.params.params]
             state = "state" if "state" in positional else positional[2] if len(positional) > 2 else "state"
@@ -228,7 +255,15 @@ class Launches(Analysis):
             and (node.name.value in HF_TRAINER_EVERY_PROCESS or node.name.value == HF_TRAINER_SAVE and self._saved_by_project())
         ):
             self.callback_hooks[frame.key] = node.name  # type: ignore[index]
+            self.fired_by[frame.key] = "the Hugging Face Trainer"  # type: ignore[index]
             self._guards[frame.key] = f"if {frame.self_name or 'self'}.args.should_save:"
+        elif (
+            frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._composer_callbacks
+            and node.name.value in COMPOSER_CALLBACK_EVENTS
+        ):
+            self.callback_hooks[frame.key] = node.name  # type: ignore[index]
+            self.fired_by[frame.key] = "the Composer Trainer"  # type: ignore[index]
+            self._guards[frame.key] = f"if {self._composer_dist or 'dist'}.{COMPOSER_GLOBAL_RANK}() == 0:"
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         frame = self.model.frame

@@ -455,6 +455,22 @@ IGNITE_ENGINE_RUN = "run"
 # Trainer starts no processes: its launcher (torchrun, deepspeed, accelerate) does.
 TRAINER_CALLBACK = api("transformers.TrainerCallback", "transformers.trainer_callback.TrainerCallback")
 TRAINER_CALLBACK_EVENT = "on_"
+# MosaicML Composer's Trainer runs every Callback it is handed on every rank (its Engine calls each
+# callback's method for each Event, composer/core/engine.py); `dist.get_global_rank() == 0`
+# (composer.utils.dist) says which one is rank 0. The Trainer starts no processes: the `composer`
+# launcher does.
+COMPOSER_CALLBACK = api("composer.Callback", "composer.core.Callback", "composer.core.callback.Callback")
+COMPOSER_CALLBACK_EVENTS = frozenset({
+    "init", "before_load", "after_load", "fit_start", "iteration_start", "epoch_start", "before_dataloader",
+    "after_dataloader", "batch_start", "before_train_batch", "before_forward", "after_forward", "before_loss",
+    "after_loss", "before_backward", "after_backward", "after_train_batch", "batch_end", "batch_checkpoint",
+    "epoch_end", "epoch_checkpoint", "iteration_end", "iteration_checkpoint", "fit_end", "eval_before_all",
+    "eval_start", "eval_batch_start", "eval_before_forward", "eval_after_forward", "eval_batch_end", "eval_end",
+    "eval_after_all", "eval_standalone_start", "eval_standalone_end", "predict_start", "predict_batch_start",
+    "predict_before_forward", "predict_after_forward", "predict_batch_end", "predict_end", "close",
+})
+COMPOSER_DIST = "composer.utils.dist"
+COMPOSER_GLOBAL_RANK = "get_global_rank"
 # The Trainer calls these methods of itself on every process (`_save_checkpoint` calls
 # `save_model`, which writes only where `args.should_save`): a subclass that overrides one
 # writes from every process unless it tests the rank itself. Not `_save`: `save_model` calls
@@ -590,6 +606,13 @@ class Launcher:
     # Whether the processes it starts form one MPI world (mpi4py's COMM_WORLD): always (None),
     # with one of these flags (srun's `--mpi=pmix` picks its MPI plugin), or never (empty).
     mpi_flags: tuple[str, ...] | None = ()
+    # Whether its needle is also a common word (`composer`: "the composer model",
+    # `composer_to_hf.py`): then text names the launcher only where its pattern matches.
+    worded: bool = False
+
+    def names(self, text: str) -> bool:
+        """Whether `text` (a line, a code span) names this launcher."""
+        return any(needle in text for needle in self.needles) and (not self.worded or self.pattern.search(text) is not None)
 
     def starts_mpi_world(self, command: str) -> bool:
         """Whether `command` starts its processes as the ranks of one MPI world."""
@@ -621,6 +644,16 @@ def _launcher_word(*words: str) -> re.Pattern:
     return re.compile(r"(?<![\w.-])(?:" + "|".join(map(re.escape, words)) + r")(?![\w.-])")
 
 
+# MosaicML Composer's launcher running a script (`composer train.py cfg.yaml`, `composer -n 8
+# --node_rank 0 $DIR/train.py`): one process per GPU of the node by default (`-n`/`--nproc`), each
+# with RANK, LOCAL_RANK and WORLD_SIZE set; it passes no option. Only a command that names a
+# script after the launcher's own options is one: the word alone is as often prose ("the
+# composer model").
+COMPOSER_LAUNCHER = re.compile(
+    r"(?<![\w./$-])composer(?:[ \t]+-{1,2}[\w-]+(?:(?:=|[ \t]+)(?!-)[^\s\\]+)?)*[ \t]+[\w./${}+-]*\.py(?![\w.-])"
+)
+
+
 # The launchers, in the order a command running one inside another (`srun torchrun train.py`)
 # is taken for: the inner one, which starts the script, first. torch.distributed.launch passes
 # `--local-rank=N` since PyTorch 2.0 (`--local_rank=N` before), none with `--use_env`; torchrun
@@ -634,6 +667,7 @@ LAUNCHERS = {
         Launcher("torchrun", ("torchrun", TORCHRUN), re.compile(r"(?<![\w.-])torchrun(?![\w.-])|" + re.escape(TORCHRUN) + r"\b"), None, True),
         Launcher("deepspeed", ("deepspeed",), DEEPSPEED_LAUNCHER, "--local_rank", True, ("--no_local_rank",)),
         Launcher("accelerate", ("accelerate",), ACCELERATE_LAUNCHER, None, True, (), ("--num_processes", "--num-processes")),
+        Launcher("composer", ("composer",), COMPOSER_LAUNCHER, None, True, (), ("-n", "--nproc"), worded=True),
         Launcher("horovodrun", ("horovodrun",), _launcher_word("horovodrun"), None, False),
         Launcher("mpirun", ("mpirun", "mpiexec"), _launcher_word("mpirun", "mpiexec"), None, False, mpi_flags=None),
         Launcher("srun", ("srun",), _launcher_word("srun"), None, False, (), ("--ntasks", "-n"), ("--mpi",)),

@@ -1227,7 +1227,7 @@ class Project:
             lines = split_lines(text) if text is not None and "python" in text else []
             script_lines = Shell(lines, relative.endswith((".md", ".rst")))
             for index, line in enumerate(lines):
-                if (run := _PLAIN_RUN.search(line)) and not any(needle in line for launcher in LAUNCHERS.values() for needle in launcher.needles):
+                if (run := _PLAIN_RUN.search(line)) and not any(launcher.names(line) for launcher in LAUNCHERS.values()):
                     command = LaunchCommand(Place(relative, index + 1), _continued(lines, index), "python")
                     found.append(self._settled(command, script_lines, script_lines.at(index, line[: run.start()])))
         return found
@@ -1824,7 +1824,7 @@ class Project:
 _SHELL_OUTS = frozenset(("Popen", "run", "call", "check_call", "check_output", "system"))
 # The programs whose run may start ranks: Python, a shell, a launcher, a variable's value
 # (`$CMD`), or an environment setting before the program (`CUDA_VISIBLE_DEVICES=0 python ...`).
-_RANK_PROGRAM = re.compile(r"python[\d.]*|(?:ba|z)?sh|env|nohup|exec|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|sbatch|horovodrun|.*[=$].*")
+_RANK_PROGRAM = re.compile(r"python[\d.]*|(?:ba|z)?sh|env|nohup|exec|torchrun|deepspeed|accelerate|mpirun|mpiexec|srun|sbatch|horovodrun|composer|.*[=$].*")
 _GROUP_START = "init_process_group"
 
 
@@ -2373,11 +2373,11 @@ def _inline_commands(line: str) -> list[str]:
     otherwise the whole line, as in a shell script. A line whose launcher is named only in code
     spans that run no script is prose ("the training script, `main.py`, runs under `torchrun`"):
     no command."""
-    spans = [span for span in _CODE_SPAN.findall(line) if any(needle in span for launcher in LAUNCHERS.values() for needle in launcher.needles)]
+    spans = [span for span in _CODE_SPAN.findall(line) if any(launcher.names(span) for launcher in LAUNCHERS.values())]
     if any(".py" in span for span in spans):
         return spans
     outside = _CODE_SPAN.sub("", line)
-    return [line] if not spans or any(needle in outside for launcher in LAUNCHERS.values() for needle in launcher.needles) else []
+    return [line] if not spans or any(launcher.names(outside) for launcher in LAUNCHERS.values()) else []
 
 
 # A line that starts with a script's path (`train.py \`, `tools/train.py --cfg x`).

@@ -257,6 +257,12 @@ class SaveOnEveryRank(Rule):
     process (the Trainer calls them there); its `_save` runs on process 0 only (`save_model`
     calls it under `args.should_save`) unless the project calls it itself where every rank gets
     (LLaVA's `trainer._save(output_dir, state_dict=state_dict)` after a barrier).
+    MosaicML Composer: its launcher (`composer train.py cfg.yaml`, `composer -n 8 --node_rank 0
+    train.py`) starts one process per GPU (`-n`/`--nproc`, whose default is the GPU count; not
+    with `-n 1`), each running the script's `__main__` code, and its Trainer runs every Callback
+    it is handed on every rank, so a Callback subclass's event methods (`eval_end`, `epoch_end`,
+    `fit_end`, ...) are every rank's in a script the launcher runs, or that imports one it
+    runs; `dist.get_global_rank() == 0` (`composer.utils.dist`) is the guard.
     Model parallelism (Megatron's `mpu`): a test of the data-parallel rank (`if
     mpu.get_data_parallel_rank() == 0:`, `if data_parallel_rank == 0:`, `is_main_replica(...)`)
     is a guard, one writer per part of the model; a path naming the data-parallel rank is one
@@ -270,7 +276,8 @@ class SaveOnEveryRank(Rule):
     accelerator.is_main_process:` (the name the file gives its `Accelerator`), `if
     fabric.is_global_zero:` (its Fabric's name), `if self.trainer.is_global_zero:` or
     `@rank_zero_only` in a LightningModule's hooks; in a function that is no launch point, that
-    of its class's or the file's launch point. `if dist.get_rank() == 0:` where the file uses no
+    of its class's or the file's launch point; `if dist.get_global_rank() == 0:` in a file that
+    imports Composer's `dist`. `if dist.get_rank() == 0:` where the file uses no
     launcher, or calls torch.distributed itself and the function is no launch point.
 
     No fix: wrapping the save in a rank-0 test is right only when no other rank
@@ -2405,7 +2412,7 @@ class SaveOnEveryRank(Rule):
             elif path is not None and id(save.node) not in one_process:
                 # the rank-0 test of the launcher the file uses, where it uses no torch.distributed
                 hook = (save.frame or "").rpartition(".")[2] in self._hooks
-                guard = self.launches.guard(save.frame, elsewhere=not self._distributed_frames or hook)
+                guard = self.launches.guard(save.frame, elsewhere=not self._distributed_frames or hook) or self.launches.file_guard
                 message = _message(save, guard)
                 self.report(save.node, message, chain=self._chain(save.frame, path, save, message))
         for node, frame, qualified in self._helper_calls:
@@ -2413,7 +2420,7 @@ class SaveOnEveryRank(Rule):
             if path is not None:
                 where = saving_helper(self.model.project, qualified)  # type: ignore[arg-type]
                 if where is not None:
-                    guard = self.launches.guard(frame, elsewhere=not self._distributed_frames)
+                    guard = self.launches.guard(frame, elsewhere=not self._distributed_frames) or self.launches.file_guard
                     test = "if dist.get_rank() == 0:" if guard is None else guard
                     message = _HELPER_MESSAGE.format(qualified.rpartition(".")[2], where, test)
                     chain = self._chain(frame, path, None, message, node)
@@ -2514,7 +2521,8 @@ class SaveOnEveryRank(Rule):
             runs = self.runs_link()
             chain = [runs] if runs is not None else []
             if frame in self.launches.callback_hooks:
-                chain.append(Link(StepKind.RUNS, f"the Hugging Face Trainer fires {name}() on every process", self.launches.callback_hooks[frame]))
+                fired = self.launches.fired_by.get(frame, "the Trainer")
+                chain.append(Link(StepKind.RUNS, f"{fired} fires {name}() on every process", self.launches.callback_hooks[frame]))
         chain += [Link(StepKind.REACHES, f"every rank calls {site.callee.rpartition('.')[2]}() here, outside a rank-0 test", site.node) for site in path]
         if save is not None and save.rank_zero_state is not None:
             chain.append(Link(StepKind.MADE, "only rank 0 receives this full state dict; the others get an empty one", save.rank_zero_state))
