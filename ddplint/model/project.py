@@ -3272,16 +3272,19 @@ class ProjectView:
 
     def documented_values(self, path: tuple[str, ...]) -> frozenset | None:
         """The values the setting an attribute path reads takes in the documented runs of this
-        module (`runs`; where none is shown, the one run that passes nothing): a command-line
-        option (`("args", "epochs")`, each run's as `_run_option` reads it), or, where the path
-        names no option, a yacs setting (`("config", "TRAIN", "EPOCHS")`, each run's as
-        `_setting_values` reads it). None where a run's value is not shown, and for a yacs
+        module (`runs`; where none is shown, the one run that passes nothing): a yacs setting
+        (`("config", "TRAIN", "EPOCHS")`, each run's as `_setting_values` reads it), or, where the
+        path names none, a command-line option (`("args", "epochs")`, `("self", "args",
+        "epochs")`: each run's as `_run_option` reads it). None where a run's value is not shown, and for a yacs
         setting where no run is documented."""
         if len(path) < 2:
             return None
         runs = [command.command for command in self.runs()]
-        options = self._declared_here()
-        if options.shown(path[-1]) is not None or options.dynamic or path[-1] in options.rebound:
+        read = path[1:] if path[0] == "self" else path
+        if self._settings().key_of(path[1:]) is None:
+            if len(read) != 2:
+                return None  # `config.train.epochs`: no option's read
+            options = self._declared_here()
             values = [self._run_option(command, path[-1], options) for command in runs or [""]]
             return None if NOT_SHOWN in values else frozenset(values)
         if not runs:
