@@ -3293,6 +3293,107 @@ class ProjectView:
             return NOT_SHOWN  # an assignment this run may make
         return value
 
+    def documented_values(self, path: tuple[str, ...]) -> frozenset | None:
+        """The values the setting an attribute path reads takes in the documented runs of this
+        module (`runs`; where none is shown, the one run that passes nothing): a yacs setting
+        (`("config", "TRAIN", "EPOCHS")`, each run's as `_setting_values` reads it), or, where the
+        path names none, a command-line option (`("args", "epochs")`, `("self", "args",
+        "epochs")`: each run's as `_run_option` reads it). None where a run's value is not shown, and for a yacs
+        setting where no run is documented."""
+        if len(path) < 2:
+            return None
+        runs = [command.command for command in self.runs()]
+        read = path[1:] if path[0] == "self" else path
+        if self._settings().key_of(path[1:]) is None:
+            if len(read) != 2:
+                return None  # `config.train.epochs`: no option's read
+            options = self._declared_here()
+            values = [self._run_option(command, path[-1], options) for command in runs or [""]]
+            return None if NOT_SHOWN in values else frozenset(values)
+        if not runs:
+            return None
+        found: set = set()
+        for command in runs:
+            values = self._setting_values(command, path)
+            if values is NOT_SHOWN:
+                return None
+            found |= values  # type: ignore[operator]
+        return frozenset(found)
+
+    def _setting_values(self, command: str, path: tuple[str, ...]) -> set | object:
+        """The values run `command` may give the yacs setting an attribute path reads (as
+        `_run_setting`), where YAML files are merged into the config: the value the command
+        writes after the key; else what the project's YAML files the command names give the key
+        (merged in by a `merge_from_file(path)` of a path the code is handed; each file's
+        `BASE`/`_BASE_` files, beside it, first), or the default where one of them gives none;
+        with the value of each assignment of the code that this run may make (its `if`s not
+        false there), read with this run's options (`config.TRAIN.X = args.x`: None where the
+        run leaves `--x` unset). NOT_SHOWN where a value is not shown: a file merged that the
+        code names or the command does not (`--cfg <path>`), a document naming the key, an
+        assignment of a value not read."""
+        settings = self._settings()
+        keys = settings.key_of(path[1:])
+        default = settings.defaults[keys] if keys is not None and not settings.dynamic else NOT_SHOWN
+        if keys is None or default is NOT_SHOWN or settings.merges_fixed:
+            return NOT_SHOWN
+        dotted_key = ".".join(keys)
+        written = re.findall(rf"(?<![\w.-]){re.escape(dotted_key)}(?![\w.-])(?:[ \t]+([^\s\\]+))?", command)
+        if written:
+            value = _yacs_value(written[-1], default)
+            return NOT_SHOWN if value is NOT_SHOWN else {value}
+        if dotted_key.lower() in self.project._document_words - self._words_runs_pass():
+            return NOT_SHOWN  # a document tells the user to set it
+        values: set = {default}
+        if settings.merges_files:
+            named = [word for word in re.findall(r"[^\s'\"=]+", command) if word.endswith(configs.CONFIG_SUFFIXES["yaml"])]
+            files = [self.shipped_config(word, "yaml") for word in named]
+            if not files or None in files:
+                return NOT_SHOWN
+            values = set()
+            for file in files:
+                given = self._yaml_setting(file, keys)  # type: ignore[arg-type]
+                if given is NOT_SHOWN:
+                    return NOT_SHOWN
+                if isinstance(given, (dict, list)):
+                    return NOT_SHOWN  # a subtree, not the setting's value
+                values.add(default if given is configs.MISSING else given)
+        option = functools.partial(self._run_option, command, options=self._declared_here())
+        for guards, value in settings.writes(keys):
+            if any(test_value(test, option) is (not sense) for test, sense in guards):
+                continue  # this run does not make it
+            assigned = expression_value(value, option) if value is not None else NOT_SHOWN
+            if assigned is NOT_SHOWN:
+                return NOT_SHOWN
+            values.add(assigned)
+        return values
+
+    def _yaml_setting(self, relative: str, keys: tuple[str, ...], depth: int = 0) -> object:
+        """What the project's YAML file `relative`, merged into a yacs config, sets the setting at
+        `keys` to: its own value, else the last its `BASE`/`_BASE_` files (paths beside it, a
+        string or a flow list, merged first) give; configs.MISSING where none of them sets it;
+        NOT_SHOWN where a base file is not the project's or its list is not read."""
+        own = self.project.config_value(relative, keys)
+        if own is not configs.MISSING:
+            return own
+        value: object = configs.MISSING
+        for key in ("BASE", "_BASE_"):
+            bases = self.project.config_value(relative, (key,))
+            if bases is configs.MISSING or bases is None:
+                continue
+            if not isinstance(bases, str) or depth > 4:
+                return NOT_SHOWN
+            listed = bases.strip("[]").split(",") if bases.startswith("[") else [bases]
+            for base in (item.strip().strip("'\"") for item in listed):
+                if not base:
+                    continue
+                found = posixpath.normpath(posixpath.join(posixpath.dirname(relative), base))
+                inherited = self._yaml_setting(found, keys, depth + 1) if found in self.project.config_files else NOT_SHOWN
+                if inherited is NOT_SHOWN:
+                    return NOT_SHOWN
+                if inherited is not configs.MISSING:
+                    value = inherited
+        return value
+
     def _words_runs_pass(self) -> frozenset[str]:
         """The words of every documented run of this module (`runs`), read once per module: the
         engine asks `runs_reaching` for every finding, and the language server on every edit."""

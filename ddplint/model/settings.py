@@ -30,13 +30,16 @@ class Settings:
     literal default (NOT_SHOWN where not a literal, or where two declarations differ);
     `assigned`: (the attribute path an assignment outside the declarations writes,
     `("TRAIN", "ACCUM_STEPS")` of `config.TRAIN.ACCUM_STEPS = ...`, and the `if`s around it in
-    its function); `merges_files`: some module merges a file or another tree into a config;
-    `dynamic`: some module merges a list that is not a parsed option (`merge_from_list(pairs)`),
-    so any key may be set."""
+    its function, and the value it assigns); `merges_files`: some module merges a file or another
+    tree into a config; `merges_fixed`: one of those merges is no `merge_from_file(path)` of a
+    path the code is handed (a literal path, another tree), so a run may merge a file its command
+    does not name; `dynamic`: some module merges a list that is not a parsed option
+    (`merge_from_list(pairs)`), so any key may be set."""
 
     defaults: dict[tuple[str, ...], object] = field(default_factory=dict)
-    assigned: list[tuple[tuple[str, ...], Guards]] = field(default_factory=list)
+    assigned: list[tuple[tuple[str, ...], Guards, ast.expr | None]] = field(default_factory=list)
     merges_files: bool = False
+    merges_fixed: bool = False
     dynamic: bool = False
 
     def add(self, tree: ast.Module) -> None:
@@ -63,14 +66,17 @@ class Settings:
 
     def _assignments(self, node: ast.stmt, guards: Guards) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        plain = isinstance(node, (ast.Assign, ast.AnnAssign)) and len(targets) == 1 and not isinstance(targets[0], (ast.Tuple, ast.List))
         for target in _flat(targets):
             path = attribute_path(target) if isinstance(target, ast.Attribute) else None
             if path is not None:
-                self.assigned.append((path[1:], guards))
+                self.assigned.append((path[1:], guards, node.value if plain else None))  # type: ignore[union-attr]
         for call in _own_calls(node):
             name = call.func.attr if isinstance(call.func, ast.Attribute) else None
             if name in MERGES_TREES:
                 self.merges_files = True
+                handed = name == "merge_from_file" and len(call.args) == 1 and isinstance(call.args[0], (ast.Name, ast.Attribute))
+                self.merges_fixed = self.merges_fixed or not handed
             elif name == "merge_from_list" and not (len(call.args) == 1 and isinstance(call.args[0], ast.Attribute)):
                 self.dynamic = True  # a list the code builds, not the pairs of an option (`args.opts`)
 
@@ -78,8 +84,14 @@ class Settings:
         """The `if`s around each assignment that may write the setting at `keys`: one whose
         attribute path is a run of `keys` (`cfg.TRAIN = ...` replaces the subtree; `train.ACCUM
         = ...` may write it through a name bound to `cfg.TRAIN`)."""
+        return [guards for guards, _ in self.writes(keys)]
+
+    def writes(self, keys: tuple[str, ...]) -> list[tuple[Guards, ast.expr | None]]:
+        """Each assignment that may write the setting at `keys` (as `rewritten`): the `if`s
+        around it, and the value it writes there (None where it writes the setting's subtree,
+        or no single value: `cfg.TRAIN = ...`, `a, b = ...`, `+=`)."""
         runs = {keys[start:end] for start in range(len(keys)) for end in range(start + 1, len(keys) + 1)}
-        return [guards for path, guards in self.assigned if path in runs]
+        return [(guards, value if path == keys else None) for path, guards, value in self.assigned if path in runs]
 
     def key_of(self, path: tuple[str, ...]) -> tuple[str, ...] | None:
         """The declared key path that an attribute path read past its root (`("cfg", "TRAIN",

@@ -63,8 +63,11 @@ class MissingSetEpoch(Rule):
     `args.start_epoch`), in a loader the epoch loop makes anew each pass (a function
     the loop calls builds it, or stores it on the `self` attribute the loop iterates:
     `self.setup_loader(epoch)`): each pass then starts from the epoch it is given. Nor is a loop `for epoch in range(args.epochs)`
-    whose count is a command-line option with a default of 1 or less that no command or document
-    of the project passes (ProjectView.documented_value): it makes one pass, and no order repeats.
+    whose count is a command-line option or a yacs setting (`range(config.TRAIN.EPOCHS)`) that
+    every documented run leaves at 1 or less (ProjectView.documented_values: the default where no
+    command passes it and no document tells the user to set it, `--epochs 1` where every command
+    passes that, `EPOCHS: 1` where every config file the commands merge says so): it makes one
+    pass, and no order repeats.
     Nor is a sampler whose dataset, each way the program model follows it (made where the
     sampler is, or returned by a project function: `train_set, val_set = get_sets(args)`; a way
     that binds None leaves nothing to shard), is an object of a project class whose
@@ -1439,8 +1442,10 @@ class MissingSetEpoch(Rule):
 
     def _runs_once(self, node: cst.CSTNode, function: Function | None = None) -> bool:
         """Whether the epoch loop `for epoch in range(args.epochs)` makes one pass at most in
-        every documented run: its count is a command-line option whose default is 1 or less and
-        that no command of the project passes (ProjectView.documented_value), or a parameter of
+        every documented run: its count is a command-line option or a yacs setting
+        (`config.TRAIN.EPOCHS`) that every documented run leaves at 1 or less, its default where
+        a run does not pass it (ProjectView.documented_values: `--epochs 1` in every script,
+        `EPOCHS: 1` in every config file the runs merge), or a parameter of
         `function` that is one (`for e in range(epoch)` in `def main(epoch: int = 1)`, run by
         `fire.Fire(main)`). A sampler whose order is never drawn a second time repeats nothing."""
         view = self.model.project
@@ -1457,7 +1462,9 @@ class MissingSetEpoch(Rule):
         elif not isinstance(count, cst.Attribute) or isinstance(count.value, cst.Name) and count.value.value in ("self", "cls"):
             return False
         else:
-            value = view.documented_value(count.attr.value)
+            path = dotted_name(count)
+            values = view.documented_values(tuple(path.split("."))) if path is not None else None
+            return bool(values) and all(type(value) is int and value - int(start.value, 0) <= 1 for value in values)  # type: ignore[union-attr]
         return type(value) is int and value - int(start.value, 0) <= 1
 
     # -- reports -----------------------------------------------------------------------------

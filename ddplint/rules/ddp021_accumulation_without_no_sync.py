@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from ddplint.analyses.configs import ConfigValues
-from ddplint.analyses.options import ParserOptions
+from ddplint.analyses.options import UNKNOWN, ParserOptions, literal
 from ddplint.analyses.ranks import WrappedModels
 from ddplint.core.diagnostics import StepKind
 from ddplint.model.records import Param, SelfAttr
@@ -79,6 +80,11 @@ class _Loop:
     skipped: cst.If | None = None
 
 
+_COMPARE = {
+    cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge, cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le, cst.Equal: operator.eq, cst.NotEqual: operator.ne,
+}
+
 _EVERY_BACKWARD = (
     "this backward all-reduces the gradients on every micro-batch: no no_sync() holds the forward and backward "
     "of the micro-batches that do not step"
@@ -146,13 +152,19 @@ class AccumulationWithoutNoSync(Rule):
     file the script loads (`cfg["train"]["accum"]` of `cfg = json.load(open(path))` or
     `OmegaConf.load(path)`) that each shipped file the run may load gives 1 or none holds (no
     count is shown: the file the path names, or, where the run names it (`-c` with no shipped
-    default), the project's config files of that format nearest the script), an option whose default of 1 no launch command changes (also through a tuple
+    default), the project's config files of that format nearest the script), an option or a yacs setting that every documented
+    run leaves at 1 (ProjectView.documented_values: `--accum 1` in every launch command, whatever
+    the default), an option whose default of 1 no launch command changes (also through a tuple
 assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper module reads
     from the namespace that the parser of a script importing it built, or a parser module that script
     imports: `accum_iter = args.accum_iter`), or a parameter that every call of the function gives
     such a 1, or leaves to its default of 1 (also a call in another module, `train(...,
     accum=args.accum)`, with the option as the parsers seen from there declare it): the optimizer then
-    steps after every backward, whose all-reduce is the step's only one.
+    steps after every backward, whose all-reduce is the step's only one. Nor a backward under an
+    `if` on such a setting that no documented run takes (`if config.TRAIN.ACCUMULATION_STEPS > 1:`
+    where the setting defaults to 0, no YAML file the launch commands merge sets it, and no
+    command passes it: yacs's `merge_from_file(args.cfg)` of the `--cfg configs/a.yaml` each
+    command names, with its `BASE` files).
 
     The finding's chain shows where the model is wrapped (and handed on), the micro-batch loop
     and the forward in it, what the optimizer step waits for, and the backward.
@@ -1212,7 +1224,8 @@ assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper modu
         for candidate in self._candidates:
             if candidate.function in self._opted_out or any(self._accumulates_nothing(count, candidate.scope) for count in candidate.counts):
                 continue
-            if options.never_runs(self._around.get(id(candidate.backward), ())):
+            around = self._around.get(id(candidate.backward), ())
+            if options.never_runs(around) or any(self._never_taken(test, in_else) for test, in_else in around):
                 continue  # under `if args.grad_accum:` of an option no documented run turns on
             forward = candidate.forward
             message = (_ACCELERATE if forward.prepared else self.message) + forward.note
@@ -1233,10 +1246,45 @@ assignment, `print_freq, accum_iter = 20, args.accum_iter`, or one a helper modu
         configs = self.model.get(ConfigValues)
         values = configs.run_values(count, scope)
         if values is None:
-            return False
+            return self._documented(count) == {1}
         if configs.reads_config(count, scope):
             return not any(type(value) is int and value > 1 for value in values)
         return values == {1}
+
+    def _documented(self, expr: cst.BaseExpression) -> frozenset | None:
+        """The values the option or yacs setting `expr` reads (`args.accum`, `config.TRAIN.ACCUMULATION_STEPS`)
+        takes in the documented runs (ProjectView.documented_values); None where not shown."""
+        path = dotted_name(expr) if isinstance(expr, cst.Attribute) and self.model.project is not None else None
+        if path is None or path.split(".")[0] in ("self", "cls") and path.count(".") == 1:
+            return None
+        return self.model.project.documented_values(tuple(path.split(".")))  # type: ignore[union-attr]
+
+    def _never_taken(self, test: cst.BaseExpression, in_else: bool) -> bool:
+        """Whether no documented run takes the branch of `test` the backward is in: `test` compares a
+        setting with a literal (`config.TRAIN.ACCUMULATION_STEPS > 1`) or is one (`if config.X:`),
+        and under each value the runs give the setting (`_documented`) it goes the other way, or
+        fails (`None > 1` raises TypeError: neither branch runs)."""
+        compared = test.comparisons[0] if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 else None
+        operator = _COMPARE.get(type(compared.operator)) if compared is not None else None
+        if compared is not None and operator is None:
+            return False
+        sides = (test.left, compared.comparator) if compared is not None else (test,)  # type: ignore[union-attr]
+        read = [side for side in sides if isinstance(side, cst.Attribute)]
+        if len(read) != 1:
+            return False
+        values = self._documented(read[0])
+        fixed = [literal(side) for side in sides if side is not read[0]]
+        if not values or UNKNOWN in fixed:
+            return False
+        for value in values:
+            operands = [value if side is read[0] else fixed[0] for side in sides]
+            try:
+                taken = bool(operator(*operands)) if operator is not None else bool(value)
+            except TypeError:
+                continue  # the test raises: the run stops there
+            if taken != in_else:
+                return False
+        return True
 
     def _gate_text(self, gate: cst.CSTNode) -> str:
         """What the optimizer step waits for, for the chain."""
