@@ -156,7 +156,9 @@ class TorchLoadWithoutMapLocation(Rule):
     only checkpoint word is its file's suffix (`.pth.tar`), read only by keys none of which names
     model state (`preds["probs_list"]`, another program's predictions), where the program's
     saves of it hold no state dict (a file named as a checkpoint, `args.checkpoint`, holds its
-    tensors whichever key is read); loads of a
+    tensors whichever key is read), or not used as a model's state at all (neither loaded into a
+    model, read by keys, used as a module nor moved to a device: `placement ==
+    dist.get_rank()`) in a file that saves no checkpoint; loads of a
     GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
     a load handed whole to a learning-rate scheduler's `load_state_dict` (Python numbers): one
     built by `torch.optim.lr_scheduler` or a Hugging Face factory (`get_scheduler`,
@@ -1212,6 +1214,22 @@ class TorchLoadWithoutMapLocation(Rule):
             """
         ),
         Clean(
+            # Only the `.pt` suffix says checkpoint, and the result is used as plain data (an
+            # index tensor compared with the rank): it is neither loaded into a model nor read by
+            # keys nor used as a module, and nothing in the program saves it: nothing shows it
+            # holds a model's tensors saved from a GPU.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main():
+                dist.init_process_group("nccl")
+                placement = torch.load("mesh_vertex_partition_4.pt")
+                owned = (placement == dist.get_rank()).nonzero()
+                return owned
+            """
+        ),
+        Clean(
             """
             import torch
             import torch.distributed as dist
@@ -1792,6 +1810,12 @@ class TorchLoadWithoutMapLocation(Rule):
             # Only its `.pth` suffix says checkpoint, and it is read by keys that name no model's
             # state (`probs_list`): other data. A file named as a checkpoint (`args.checkpoint`)
             # holds its tensors whichever key is read (`ckpt["configuration"]`).
+            return False
+        if named <= FILE_SUFFIX_WORDS and not (load.keys or load.whole_model or load.on_device or self._saves_checkpoint):
+            # Only its `.pt` suffix says checkpoint, and the result is none of a model's state: not
+            # loaded into a model, read by no key, not used as a module nor moved to a device, in a
+            # file that saves no checkpoint (a vertex-to-rank placement, a graph data set): what it
+            # holds is not shown (a save of it with a state dict still makes it one, `_holds`).
             return False
         return bool(
             load.whole_model
