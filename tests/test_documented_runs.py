@@ -43,7 +43,7 @@ def main():
         if args.loader is None:
             state = data.torch_state(None, "x.pt")
     weights = None if args.fsdp else torch.load("w.pt")
-    shards = torch.load("s.pt") if args.fsdp else None
+    shards = torch.load("s_ckpt.pt") if args.fsdp else None
     return state, weights, shards
 
 

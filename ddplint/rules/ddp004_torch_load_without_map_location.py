@@ -113,6 +113,7 @@ class _Load:
     into_model: bool = False  # handed to the load_state_dict of a model (not an optimizer or a scheduler)
     into_self: bool = False  # handed to `self.load_state_dict`: the state of the loading method's own class
     script_only: bool = False  # in `if __name__ == "__main__":`: runs only when this file is the script
+    read: bool = False  # the name it is bound to is read afterwards: its uses are seen
 
 
 class TorchLoadWithoutMapLocation(Rule):
@@ -156,7 +157,9 @@ class TorchLoadWithoutMapLocation(Rule):
     only checkpoint word is its file's suffix (`.pth.tar`), read only by keys none of which names
     model state (`preds["probs_list"]`, another program's predictions), where the program's
     saves of it hold no state dict (a file named as a checkpoint, `args.checkpoint`, holds its
-    tensors whichever key is read); loads of a
+    tensors whichever key is read), or whose variable is read as no model's state at all
+    (neither loaded into a model, read by keys, used as a module nor moved to a device:
+    `placement == dist.get_rank()`) in a file that saves no checkpoint; loads of a
     GradScaler's or RNG state (named "scaler", "rng", "seed"), which hold no CUDA tensors;
     a load handed whole to a learning-rate scheduler's `load_state_dict` (Python numbers): one
     built by `torch.optim.lr_scheduler` or a Hugging Face factory (`get_scheduler`,
@@ -1212,6 +1215,22 @@ class TorchLoadWithoutMapLocation(Rule):
             """
         ),
         Clean(
+            # Only the `.pt` suffix says checkpoint, and the result is used as plain data (an
+            # index tensor compared with the rank): it is neither loaded into a model nor read by
+            # keys nor used as a module, and nothing in the program saves it: nothing shows it
+            # holds a model's tensors saved from a GPU.
+            """
+            import torch
+            import torch.distributed as dist
+
+            def main():
+                dist.init_process_group("nccl")
+                placement = torch.load("mesh_vertex_partition_4.pt")
+                owned = (placement == dist.get_rank()).nonzero()
+                return owned
+            """
+        ),
+        Clean(
             """
             import torch
             import torch.distributed as dist
@@ -1550,6 +1569,18 @@ class TorchLoadWithoutMapLocation(Rule):
         else:
             self._private.discard((frame, name))
 
+    def visit_Name(self, node: cst.Name) -> None:
+        # a read of a name bound to a load (an assignment's own target is bound only when it is left)
+        load = self._bound.get((id(self.model.frame.node), node.value))
+        if load is not None:
+            load.read = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        name = dotted_name(node)  # `self.placement`, bound to a load
+        load = self._bound.get((id(self.model.frame.node), name)) if name is not None else None
+        if load is not None:
+            load.read = True
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             key = self.model.string_value(node.slice[0].slice.value)
@@ -1792,6 +1823,15 @@ class TorchLoadWithoutMapLocation(Rule):
             # Only its `.pth` suffix says checkpoint, and it is read by keys that name no model's
             # state (`probs_list`): other data. A file named as a checkpoint (`args.checkpoint`)
             # holds its tensors whichever key is read (`ckpt["configuration"]`).
+            return False
+        if named <= FILE_SUFFIX_WORDS and load.read and not (
+            load.keys or load.whole_model or load.on_device or self._saves_checkpoint
+        ):
+            # Only its `.pt` suffix says checkpoint, and the name it is bound to is read as none of
+            # a model's state: not loaded into a model, read by no key, not used as a module nor
+            # moved to a device, in a file that saves no checkpoint (a vertex-to-rank placement
+            # handed to a data set, a graph data set printed): what it holds is not shown (a save
+            # of it with a state dict still makes it one, `_holds`).
             return False
         return bool(
             load.whole_model
