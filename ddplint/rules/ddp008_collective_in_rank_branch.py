@@ -115,8 +115,8 @@ class CollectiveInRankBranch(Rule):
     (balanced if/else, also when both branches call the same helper that performs it and the
     test is more than a rank test, and the "main process first" pattern with `if rank != 0:
     dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
-    `@contextmanager`); collectives on an explicit `group=` (sub-groups may be rank 0's), also
-    inside helpers, and helpers that run their collective under a rank test of their own,
+    `@contextmanager` or across a class's `__enter__` and `__exit__`, counted together);
+    collectives on an explicit `group=` (sub-groups may be rank 0's), also inside helpers, and helpers that run their collective under a rank test of their own,
     unless the other way of that test runs the same collective (guided-diffusion's
     `load_state_dict`: rank 0 reads the file and `bcast`s its bytes, the others `bcast` to
     receive them: every rank entering it broadcasts, so a call only rank 0 makes hangs); an
@@ -569,6 +569,27 @@ class CollectiveInRankBranch(Rule):
                 "rank, outside the rank-0 branch",
             ),
         ),
+        Flagged(
+            # A context manager's `__exit__` is counted with its `__enter__`: where neither
+            # gives the other ranks the barrier rank 0 calls on entry, it still hangs.
+            """
+            import torch.distributed as dist
+
+            class rank_zero_section:
+                def __init__(self, rank):
+                    self.rank = rank
+
+                def __enter__(self):
+                    if self.rank == 0:
+                        dist.barrier()
+                        ^
+                    return self
+
+                def __exit__(self, *exc):
+                    if self.rank == 0:
+                        print("done")
+            """
+        ),
     )
     clean_examples = (
         Clean(
@@ -747,6 +768,42 @@ class CollectiveInRankBranch(Rule):
             def build(rank):
                 with torch_distributed_zero_first(rank):
                     dataset = make_dataset()
+            """
+        ),
+        Clean(
+            # A context manager class is one protocol across `__enter__` and `__exit__`: the
+            # other ranks' barrier on entry meets rank 0's on exit ("main process first"), and
+            # the staggered form (even ranks wait on entry, odd ranks on exit) pairs up too.
+            """
+            import torch.distributed as dist
+
+            class main_process_first:
+                def __init__(self, rank):
+                    self.rank = rank
+
+                def __enter__(self):
+                    if self.rank != 0:
+                        dist.barrier()
+                    return self
+
+                def __exit__(self, *exc):
+                    if self.rank == 0:
+                        dist.barrier()
+
+            class staggered:
+                def __init__(self, local_rank, world_size):
+                    self.local_rank, self.world_size = local_rank, world_size
+
+                def __enter__(self):
+                    if self.world_size > 1 and self.local_rank % 2 == 0:
+                        dist.barrier()
+                    return self
+
+                def __exit__(self, *exc):
+                    if self.world_size > 1:
+                        if self.local_rank % 2 == 1:
+                            dist.barrier()
+                        dist.barrier()
             """
         ),
         Clean(
@@ -1232,8 +1289,24 @@ def _unbalanced(events: list[_Collective], rank_tests: set[int]) -> list[_Collec
 
 
 def _one_protocol(first: _Collective, second: _Collective) -> bool:
-    """The two events are in one function, or one's function is defined inside the other's."""
-    return first.frame == second.frame or first.frame in second.enclosing or second.frame in first.enclosing
+    """The two events are in one function, or one's function is defined inside the other's, or
+    they are in the `__enter__` and `__exit__` of one context manager class (every rank that
+    enters the `with` leaves it: "main process first" written as a class)."""
+    return (
+        first.frame == second.frame or first.frame in second.enclosing or second.frame in first.enclosing
+        or _context_pair(first.frame, second.frame)
+    )
+
+
+_CONTEXT_METHODS = ({"__enter__", "__exit__"}, {"__aenter__", "__aexit__"})
+
+
+def _context_pair(first: str | None, second: str | None) -> bool:
+    """`first` and `second` are the entry and exit methods of one class."""
+    if first is None or second is None:
+        return False
+    (cls, _, one), (other_cls, _, other) = first.rpartition("."), second.rpartition(".")
+    return bool(cls) and cls == other_cls and {one, other} in _CONTEXT_METHODS
 
 
 def _parameter_names(function: cst.FunctionDef) -> list[str]:
