@@ -80,7 +80,7 @@ ANALYSES = {
     'DDP005': (),
     'DDP006': ('SamplerClasses',),
     'DDP007': ('Branches', 'LoaderFlow', 'WrappedModels'),
-    'DDP008': ('Branches', 'GradientMode', 'RankRegions', 'WrappedModels'),
+    'DDP008': ('Branches', 'GradientMode', 'ParserOptions', 'RankRegions', 'WrappedModels'),
     'DDP009': ('Branches', 'WrappedModels'),
     'DDP010': (),
     'DDP011': (),

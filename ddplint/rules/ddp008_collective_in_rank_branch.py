@@ -14,7 +14,8 @@ from ddplint.core.torch_api import (
 )
 from ddplint.analyses.branches import Branches, Path, exclusive
 from ddplint.analyses.grad_mode import GradientMode
-from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, last_name, rank_zero_calls
+from ddplint.analyses.options import UNKNOWN, ParserOptions
+from ddplint.analyses.ranks import RANK_GUARD_NEEDLE, RankRegions, WrappedModels, classify, last_name, rank_zero_calls
 from ddplint.rules.rule import Clean, Flagged, Framework, Link, Rule, wrap_links
 from ddplint.prefilter.project_facts import ProjectFact
 from ddplint.prefilter.triggers import CallTrigger
@@ -45,6 +46,21 @@ class _Collective:
     note: str = ""  # what the message adds: the helper and what it runs
     harm: str | None = None  # a forward's: why it communicates (None: no buffers shown)
     enclosing: tuple[str, ...] = ()  # the functions its function is defined in (a closure's)
+
+
+@dataclass(frozen=True)
+class _Jump:
+    """A `continue` or `break` that rank 0 alone takes, where the walk shows it taken on a
+    documented run: every `if` of its loop around it is a rank test or an option test a
+    documented run passes."""
+
+    node: cst.Continue | cst.Break
+    frame: str | None
+    loop: int  # id of the loop it leaves or restarts
+    guard: cst.If  # what lets rank 0 alone get there
+    path: Path
+    after: int  # the collectives seen before it (walk order): those after may be skipped
+    tests: tuple[str, ...]  # the option tests it is under, as written
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,14 @@ class CollectiveInRankBranch(Rule):
 
     Fires when a collective is reached by rank 0 alone and no call of the same collective
     lets the other ranks meet it in the same function (or the function a closure is defined in).
+    Fires too at a collective the other ranks reach later in a loop's iteration that rank 0
+    alone leaves by `continue` or `break` (inside `if rank == 0:`, at any depth), where each
+    test of that loop around the jump is a rank test or compares a command-line option with a
+    literal in a way a documented run's value satisfies (`if args.mode == "infer": continue`
+    with `--mode infer` in the launch script), and no call of the same collective only rank 0
+    makes in the function makes up for it: rank 0 calls it fewer times than the others, which
+    wait in it forever. A jump under a test the code cannot decide (a value of the data) is
+    not assumed taken; a `return` is left alone (the caller may meet the collective).
 
     Flagged: a collective of `torch.distributed` (any import form) or of mpi4py's world
     communicator (`MPI.COMM_WORLD.bcast`, `.allreduce`, `.Barrier`, ...) where a command of the
@@ -115,8 +139,8 @@ class CollectiveInRankBranch(Rule):
     (balanced if/else, also when both branches call the same helper that performs it and the
     test is more than a rank test, and the "main process first" pattern with `if rank != 0:
     dist.barrier()` before and `if rank == 0: dist.barrier()` after, also in a
-    `@contextmanager`); collectives on an explicit `group=` (sub-groups may be rank 0's), also
-    inside helpers, and helpers that run their collective under a rank test of their own,
+    `@contextmanager` or across a class's `__enter__` and `__exit__`, counted together);
+    collectives on an explicit `group=` (sub-groups may be rank 0's), also inside helpers, and helpers that run their collective under a rank test of their own,
     unless the other way of that test runs the same collective (guided-diffusion's
     `load_state_dict`: rank 0 reads the file and `bcast`s its bytes, the others `bcast` to
     receive them: every rank entering it broadcasts, so a call only rank 0 makes hangs); an
@@ -569,6 +593,62 @@ class CollectiveInRankBranch(Rule):
                 "rank, outside the rank-0 branch",
             ),
         ),
+        Flagged(
+            # A context manager's `__exit__` is counted with its `__enter__`: where neither
+            # gives the other ranks the barrier rank 0 calls on entry, it still hangs.
+            """
+            import torch.distributed as dist
+
+            class rank_zero_section:
+                def __init__(self, rank):
+                    self.rank = rank
+
+                def __enter__(self):
+                    if self.rank == 0:
+                        dist.barrier()
+                        ^
+                    return self
+
+                def __exit__(self, *exc):
+                    if self.rank == 0:
+                        print("done")
+            """
+        ),
+        Flagged(
+            # Rank 0 alone takes `continue` (directly under its rank test, or under a test of an
+            # option that a documented run passes: here the option's default) and skips the
+            # barrier the other ranks reach at the end of the same iteration.
+            """
+            import argparse
+            import torch.distributed as dist
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--mode", default="infer")
+                args = parser.parse_args()
+                dist.init_process_group("nccl")
+                rank = dist.get_rank()
+                for name in ["a", "b"]:
+                    run(name)
+                    dist.barrier()
+                    if rank == 0:
+                        if args.mode == "infer":
+                            continue
+                        evaluate(name)
+                    dist.barrier()
+                    ^
+                for name in ["a", "b"]:
+                    if rank == 0:
+                        print(name)
+                        continue
+                    dist.barrier()
+                    ^
+            """,
+            messages=(
+                "collective rank 0 skips: only rank 0 takes `continue` under `rank == 0` before it, and the other "
+                "ranks wait in it forever; let rank 0 reach it too (move the jump after it)",
+            ) * 2,
+        ),
     )
     clean_examples = (
         Clean(
@@ -750,6 +830,73 @@ class CollectiveInRankBranch(Rule):
             """
         ),
         Clean(
+            # Rank 0's jump under a test the code cannot decide (a value of the data, an option
+            # a run may set either way) is not assumed taken; rank 0 meets the barrier before it
+            # jumps; and a jump of an inner loop does not skip the outer loop's barrier.
+            """
+            import torch.distributed as dist
+
+            def main(args, names):
+                rank = dist.get_rank()
+                for name in names:
+                    if rank == 0:
+                        if name in args.skip:
+                            continue
+                        evaluate(name)
+                    dist.barrier()
+                for name in names:
+                    if rank == 0:
+                        dist.barrier()
+                        continue
+                    dist.barrier()
+                for name in names:
+                    if rank == 0:
+                        for part in name:
+                            if not part:
+                                continue
+                            print(part)
+                        for part in name:
+                            continue
+                    dist.barrier()
+            """
+        ),
+        Clean(
+            # A context manager class is one protocol across `__enter__` and `__exit__`: the
+            # other ranks' barrier on entry meets rank 0's on exit ("main process first"), and
+            # the staggered form (even ranks wait on entry, odd ranks on exit) pairs up too.
+            """
+            import torch.distributed as dist
+
+            class main_process_first:
+                def __init__(self, rank):
+                    self.rank = rank
+
+                def __enter__(self):
+                    if self.rank != 0:
+                        dist.barrier()
+                    return self
+
+                def __exit__(self, *exc):
+                    if self.rank == 0:
+                        dist.barrier()
+
+            class staggered:
+                def __init__(self, local_rank, world_size):
+                    self.local_rank, self.world_size = local_rank, world_size
+
+                def __enter__(self):
+                    if self.world_size > 1 and self.local_rank % 2 == 0:
+                        dist.barrier()
+                    return self
+
+                def __exit__(self, *exc):
+                    if self.world_size > 1:
+                        if self.local_rank % 2 == 1:
+                            dist.barrier()
+                        dist.barrier()
+            """
+        ),
+        Clean(
             """
             import torch.distributed as dist
 
@@ -837,7 +984,7 @@ class CollectiveInRankBranch(Rule):
         ),
     )
 
-    analyses = (RankRegions, WrappedModels, Branches, GradientMode)
+    analyses = (RankRegions, WrappedModels, Branches, GradientMode, ParserOptions)
 
     def __init__(self, model) -> None:
         super().__init__(model)
@@ -852,10 +999,61 @@ class CollectiveInRankBranch(Rule):
         self._called_params: dict[str, dict[str, cst.Call]] = {}  # function -> parameters it calls, and a call of each
         self._evaluation_frames: set[int] = set()  # open frames of functions named like evaluation
         self._flag_tests: dict[int, str] = {}  # id of an `if name:` -> the name it tests
+        self._loop_of: dict[int, int] = {}  # id of an `if` or a collective call -> id of the innermost loop around it
+        self._jumps: list[_Jump] = []
 
     def visit_If(self, node: cst.If) -> None:
         if isinstance(node.test, cst.Name):
             self._flag_tests[id(node)] = node.test.value
+        if self.model.loops:
+            self._loop_of[id(node)] = id(self.model.loops[-1])
+
+    # -- a jump only rank 0 takes ---------------------------------------------------------
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self._jump(node)
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self._jump(node)
+
+    def _jump(self, node: cst.Continue | cst.Break) -> None:
+        """Note a jump only rank 0 takes, where each `if` of its loop around it is a rank test
+        or an option test that a documented run passes; a test the code cannot decide (a value
+        of the data) could be false on every run, and the jump is not noted."""
+        guard, loops = self.ranks.rank_zero_guard, self.model.loops
+        if not self.ranks.reached_by_rank_zero_alone or not isinstance(guard, cst.If) or not loops:
+            return
+        loop = id(loops[-1])
+        if self._loop_of.get(id(guard)) != loop:
+            return
+        options = self.model.get(ParserOptions)
+        tests = []
+        for node_if, (_, in_else) in zip(self.model.ifs, self.branches.path):
+            if self._loop_of.get(id(node_if)) != loop:
+                continue
+            taken = _taken(node_if.test, not in_else, self.ranks.facts, options)
+            if taken is None:
+                return
+            tests.extend(taken)
+        self._jumps.append(_Jump(node, self.model.frame.key, loop, guard, self.branches.path, len(self._collectives), tuple(tests)))
+
+    def _skipped(self) -> list[tuple[_Collective, _Jump]]:
+        """Collectives the other ranks reach later in the iteration rank 0 alone jumps out of,
+        where no call of the same collective only rank 0 makes in the function makes up for it."""
+        found, seen = [], set()
+        for jump in self._jumps:
+            for event in self._collectives[jump.after:]:
+                if (
+                    id(event.node) in seen or event.frame != jump.frame or event.rank_zero_alone
+                    or self._loop_of.get(id(event.node)) != jump.loop or id(jump.guard) in dict(event.path)
+                    or exclusive(jump.path, event.path)
+                    or any(self._loop_of.get(key) == jump.loop and key not in self.branches.rank_tests for key, _ in event.path)
+                    or any(other.frame == jump.frame and other.kinds & event.kinds and other.rank_zero_alone for other in self._collectives)
+                ):
+                    continue
+                seen.add(id(event.node))
+                found.append((event, jump))
+        return found
 
     # -- gradient mode --------------------------------------------------------------------
 
@@ -879,6 +1077,8 @@ class CollectiveInRankBranch(Rule):
     def _event(self, node: cst.Call, kinds: frozenset[str], **more) -> _Collective:
         """An event at `node` where the walk is: who reaches it, in which branches, behind which guard."""
         ranks, frame = self.ranks, self.model.frame
+        if frame.loops:
+            self._loop_of[id(node)] = id(frame.loops[-1])
         enclosing = []
         while (frame := frame.parent) is not None and frame.is_function:
             enclosing.append(frame.key)
@@ -1013,6 +1213,8 @@ class CollectiveInRankBranch(Rule):
             elif id(event.node) not in handed and event.harm is not None:  # `self.evaluate()`, which calls the DDP model
                 message = f"{_FORWARD_MESSAGE} (it runs in {event.helper}(), which calls it)"
                 self.report(event.node, message, chain=self._chain(event, event.harm))
+        for event, jump in self._skipped():
+            self._report_skipped(event, jump)
         gradients_off = {id(forward.node): off for forward, off in self._forwards}
         for forward in _unbalanced([forward for forward, _ in self._forwards], self.branches.rank_tests):
             if forward.harm is None:
@@ -1023,6 +1225,25 @@ class CollectiveInRankBranch(Rule):
                 self.report(call, _FORWARD_MESSAGE, replace={call: fixed}, chain=chain)
             else:
                 self.report(call, _FORWARD_MESSAGE, chain=chain)
+
+    def _report_skipped(self, event: _Collective, jump: _Jump) -> None:
+        kind, word = sorted(event.kinds)[0], "continue" if isinstance(jump.node, cst.Continue) else "break"
+        code = self.model.module.code_for_node
+        under = f" (a documented run passes `{'`, `'.join(jump.tests)}`)" if jump.tests else ""
+        runs = self.runs_link()
+        chain = [
+            *event.origin, *([runs] if runs is not None else []),
+            Link(StepKind.RUNS, _guard_text(self.model, jump.guard), jump.guard),
+            Link(StepKind.REACHES, f"rank 0 alone takes `{word}` here{under}, past the `{kind}` below", jump.node),
+            *event.links,
+            Link(StepKind.HARM, f"`{kind}` completes only when every rank of the group calls it; the other ranks wait in "
+                 "it for a call rank 0 never makes: the calls go out of step and the job hangs (NCCL) or fails (gloo)", event.node),
+        ]
+        message = (
+            f"collective rank 0 skips: only rank 0 takes `{word}` under `{code(jump.guard.test)}` before it, and the "
+            "other ranks wait in it forever; let rank 0 reach it too (move the jump after it)"
+        )
+        self.report(event.node, message + event.note, chain=chain)
 
     def _safely_unwrapped(self, forward: _Collective, off: str | None) -> bool:
         """Whether `model.module(...)`, which skips DDP's gradient synchronisation, computes the
@@ -1231,9 +1452,54 @@ def _unbalanced(events: list[_Collective], rank_tests: set[int]) -> list[_Collec
     ]
 
 
+def _taken(test: cst.BaseExpression, way: bool, facts, options) -> list[str] | None:
+    """Whether `test` comes out `way` on a run where the walk gets past it: a rank test (the
+    ranks decide it, and a distributed run has rank 0), or an option of the command line compared
+    with a literal that a documented run's value makes come out `way`: then the option tests it
+    stands on, as written; None where not shown (a value of the data, an option no run is shown
+    to set so)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _taken(test.expression, not way, facts, options)
+    if isinstance(test, cst.BooleanOperation):
+        if isinstance(test.operator, cst.And) != way:
+            return None  # one part decides: which one is not known
+        left, right = _taken(test.left, way, facts, options), _taken(test.right, way, facts, options)
+        return None if left is None or right is None else left + right
+    if classify(test, facts).is_rank_test:
+        return []
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    operator, literal = test.comparisons[0].operator, test.comparisons[0].comparator
+    if not isinstance(operator, (cst.Equal, cst.NotEqual)) or not isinstance(literal, cst.SimpleString):
+        return None
+    values = options.documented_values(test.left)
+    if values is UNKNOWN:
+        return None
+    equal = isinstance(operator, cst.Equal) == way
+    if not any((str(value) == literal.evaluated_value) == equal for value in values if value is not None):
+        return None
+    return [cst.Module([]).code_for_node(test) if way else f"not {cst.Module([]).code_for_node(test)}"]
+
+
 def _one_protocol(first: _Collective, second: _Collective) -> bool:
-    """The two events are in one function, or one's function is defined inside the other's."""
-    return first.frame == second.frame or first.frame in second.enclosing or second.frame in first.enclosing
+    """The two events are in one function, or one's function is defined inside the other's, or
+    they are in the `__enter__` and `__exit__` of one context manager class (every rank that
+    enters the `with` leaves it: "main process first" written as a class)."""
+    return (
+        first.frame == second.frame or first.frame in second.enclosing or second.frame in first.enclosing
+        or _context_pair(first.frame, second.frame)
+    )
+
+
+_CONTEXT_METHODS = ({"__enter__", "__exit__"}, {"__aenter__", "__aexit__"})
+
+
+def _context_pair(first: str | None, second: str | None) -> bool:
+    """`first` and `second` are the entry and exit methods of one class."""
+    if first is None or second is None:
+        return False
+    (cls, _, one), (other_cls, _, other) = first.rpartition("."), second.rpartition(".")
+    return bool(cls) and cls == other_cls and {one, other} in _CONTEXT_METHODS
 
 
 def _parameter_names(function: cst.FunctionDef) -> list[str]:
