@@ -199,6 +199,10 @@ DATALOADER = api(
     "drop_last timeout worker_init_fn multiprocessing_context generator",
     keyword_only="prefetch_factor persistent_workers pin_memory_device in_order",
 )
+# The information of the DataLoader worker process that calls it (None in the main process):
+# `.id` is the worker's index k, the same in worker k of every rank's DataLoader.
+GET_WORKER_INFO = api("torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info")
+WORKER_ID_ATTRIBUTE = "id"
 # PyTorch Geometric's loaders of graph lists subclass torch's DataLoader: they make their own
 # collate_fn and hand every other keyword (sampler, batch_sampler, drop_last, num_workers) to it
 # unchanged, so they draw from the sampler they are given. `DataLoader(dataset, batch_size=1,

@@ -11,7 +11,7 @@ from ddplint.analyses.ranks import RANK_FUNCTIONS, RANK_NAMES, RankRegions, envi
 from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATE_SPLIT_METHOD, ACCELERATOR, ALL_GENERATORS, BROADCAST, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
-    DATALOADER, ENV_SEED, FABRIC, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
+    DATALOADER, ENV_SEED, FABRIC, GET_WORKER_INFO, WORKER_ID_ATTRIBUTE, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
     LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
     TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
 )
@@ -163,7 +163,12 @@ class SharedSeedDataPath(Rule):
     with k), the DataLoader is not shown to start no workers (the function runs first in each
     worker), its Dataset's `__getitem__` draws from a generator it seeds, and a training loop
     after it iterates it, in the function that builds it or one it calls (a `Loader` value):
-    worker k of every rank draws the same augmentations. Also when a gym or gymnasium environment built in the function is reset with
+    worker k of every rank draws the same augmentations. Also when a function seeds generators
+    with the DataLoader worker's id alone (`np.random.seed(get_worker_info().id)` in a Dataset's
+    `__getitem__` on its worker's first item: `get_worker_info()` is None outside a worker, and its
+    `id` is k in worker k of every rank's DataLoader) and then draws from them, itself or in a
+    project function it calls after the seed (the sample's augmentation): worker k of every rank
+    draws the same augmentation stream. Also when a gym or gymnasium environment built in the function is reset with
     `reset(seed=...)` of such a value and stepped there: every rank's environments emit the same
     observations. Also when the seed is in the `__init__` of a project class and a function of
     its module builds an object of that class and then calls a method of it whose training loop
@@ -196,8 +201,7 @@ class SharedSeedDataPath(Rule):
     configuration file, an object of a class whose `__init__` seeds (or a method `__init__`
     calls) built in another module or picked by a configuration (`hydra.utils.get_class`), a
     DataLoader the program model does not follow (no DistributedSampler, built from a
-    configuration), a seed a Dataset makes in each worker from
-    the worker id alone (`np.random.seed(get_worker_info().id)`), a `worker_init_fn` of another
+    configuration), a seed from the worker id bound to a name first (`wid = info.id`), a `worker_init_fn` of another
     module than its DataLoader's, or over a Dataset a configuration picks, a Python generator of its own
     (`rng = random.Random(seed)`), and a torch generator of its own handed to a project function
     or kept on `self` for another method.
@@ -964,8 +968,75 @@ class SharedSeedDataPath(Rule):
                 "(seed + rank) (torch.rand(generator=generator) in the training loop below)"
             ),
         ),
+        Flagged(
+            # A Dataset that seeds numpy in each DataLoader worker with the worker id alone, then
+            # draws its augmentation: worker k of every rank seeds k, so the workers of all ranks
+            # draw the same scales item after item.
+            """
+            import numpy as np
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, get_worker_info
+
+            class Pairs(Dataset):
+                def __init__(self):
+                    self.seeded = False
+
+                def __getitem__(self, index):
+                    if not self.seeded:
+                        worker_info = get_worker_info()
+                        if worker_info is not None:
+                            np.random.seed(worker_info.id)
+                            ^
+                            self.seeded = True
+                    scale = np.random.uniform(0.5, 2.0)
+                    return index * scale
+
+            def main(model):
+                dist.init_process_group("nccl")
+                loader = DataLoader(Pairs(), num_workers=4)
+                for batch in loader:
+                    model(batch).mean().backward()
+            """,
+            messages=(_SEEDED + "(numpy.random.uniform after this seed, in worker k of every rank)",),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The worker id with the rank added, the id of another object than the worker's
+            # information, and a seed from the worker id that nothing after it draws from.
+            """
+            import random
+            import numpy as np
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, get_worker_info
+
+            class Pairs(Dataset):
+                def __getitem__(self, index):
+                    worker_info = get_worker_info()
+                    if worker_info is not None:
+                        np.random.seed(worker_info.id + 8 * dist.get_rank())
+                    return index * np.random.uniform(0.5, 2.0)
+
+            class Clips(Dataset):
+                def __getitem__(self, index):
+                    np.random.seed(self.clip.id)
+                    return index * np.random.uniform(0.5, 2.0)
+
+            class Crops(Dataset):
+                def __getitem__(self, index):
+                    crop = np.random.randint(0, 8)
+                    worker_info = get_worker_info()
+                    if worker_info is not None:
+                        random.seed(worker_info.id)
+                    return index + crop
+
+            def main(model):
+                dist.init_process_group("nccl")
+                for dataset in (Pairs(), Clips(), Crops()):
+                    for batch in DataLoader(dataset, num_workers=4):
+                        model(batch).mean().backward()
+            """
+        ),
         Clean(
             # An abstract method two subclasses override: which one runs depends on the object,
             # and the one the Trainer fits here draws nothing.
@@ -1488,6 +1559,8 @@ class SharedSeedDataPath(Rule):
         self._closed_over: dict[int, str | None] = {}
         # DataLoader calls given a function of this module as `worker_init_fn`, by its name
         self._worker_inits: dict[str, list[cst.Call]] = {}
+        # every call of a function, in order (the draws after a seed from the worker id)
+        self._function_calls: list[_LoopCall] = []
         # names a loop hands to Accelerate's split_between_processes, with the function and the loops
         self._split: list[tuple[str | None, str, tuple[int, ...]]] = []
 
@@ -1561,6 +1634,8 @@ class SharedSeedDataPath(Rule):
             self._loop_calls.append(_LoopCall(node, callee, loops, frame, self._order, periodic))
         if method == ACCELERATE_SPLIT_METHOD and node.args and isinstance(node.args[0].value, cst.Name) and self.model.loops:
             self._split.append((frame, node.args[0].value.value, tuple(id(loop) for loop in self.model.loops)))
+        if frame is not None:
+            self._function_calls.append(_LoopCall(node, dotted_name(func), (), frame, self._order))
         if isinstance(func, cst.Name):
             self._named_calls.append(_LoopCall(node, func.value, (), frame, self._order))
         elif method == "fit" and node.args and isinstance(node.args[0].value, cst.Name) and not self.model.loops:
@@ -1698,6 +1773,9 @@ class SharedSeedDataPath(Rule):
         if seed.frame in self._worker_inits:
             self._judge_worker_seed(seed)
             return
+        if self._worker_id(seed):
+            self._judge_worker_id_seed(seed)
+            return
         # The training loop is in the seed's function after it, or in a function of this module
         # that the seed's function calls after it (`torch.manual_seed(SEED)`, then `train(model)`).
         places = [(seed.frame, seed.order, None)] + [
@@ -1752,6 +1830,44 @@ class SharedSeedDataPath(Rule):
             ]
             self._report_draws(seed, steps, what, place, f"{what} at {place}, in {name}.__getitem__, which worker k of "
                                f"every rank runs after this worker_init_fn, each step of {loop}")
+            return
+
+    def _worker_id(self, seed: _Seed) -> bool:
+        """Whether the seed's value reads the DataLoader worker's id (`get_worker_info().id`, or
+        `.id` of a name its function bound to `get_worker_info()` before it): code that runs in
+        worker k of a DataLoader, where the id is k on every rank."""
+        if seed.value is None or seed.frame is None:
+            return False
+        for node in [seed.value, *_operands(seed.value)]:
+            if not (isinstance(node, cst.Attribute) and node.attr.value == WORKER_ID_ATTRIBUTE):
+                continue
+            held = node.value
+            if isinstance(held, cst.Name):
+                bound = self._last_bound(held.value, seed.frame, seed.order)
+                held = bound if bound is not None else held
+            if isinstance(held, cst.Call) and self.model.qualified(held.func) in GET_WORKER_INFO:
+                return True
+        return False
+
+    def _judge_worker_id_seed(self, seed: _Seed) -> None:
+        """A seed from the worker id alone in a function a DataLoader worker runs (a Dataset's
+        `__getitem__` that seeds on its worker's first item: `np.random.seed(get_worker_info().id)`):
+        worker k of every rank seeds its generators with k, so what the function draws after
+        the seed (the sample's augmentation) is the same in worker k of every rank. Reported at
+        the first draw after the seed in that function, from the generators it seeds
+        (the call itself, or a project function it reaches: `_draw`)."""
+        for call in self._function_calls:
+            if call.frame != seed.frame or call.order <= seed.order:
+                continue
+            found = self._draw(call, seed)
+            if found is None:
+                continue
+            what, place = found
+            steps = [Link(StepKind.REACHES, "this runs in each DataLoader worker process (it reads get_worker_info()), "
+                          f"worker k of every rank with the same id k; after the seed it draws {what}", call.call)]
+            where = f"{what} after this seed, in worker k of every rank" if place is None else \
+                f"{what} at {place}, reached after this seed in worker k of every rank"
+            self._report_draws(seed, steps, what, place if place is not None else call.call, where)
             return
 
     def _judge_constructor(self, seed: _Seed) -> None:
