@@ -455,8 +455,9 @@ def test_who_runs_a_function_is_read_across_modules(case, tmp_path, run):
     last.pth, saved from CUDA, is, and so is the load of a final.pth that a script in another
     folder saves from CUDA), and an Accelerate script that every documented command starts as
     one process (`one_process_launch`: `accelerate launch --num_processes=1 finetune.py` saves
-    alone; the same save under `--num_processes 4`, and a DDP script a command runs with
-    `torchrun --nproc_per_node=1`, are flagged), and code under `if <parameter>:` of a
+    alone, and so does a DDP script every command runs with `torchrun --nproc_per_node=1`
+    (DDP014 asks for a second rank, as DDP004 does); the same save under `--num_processes 4`
+    is flagged), and code under `if <parameter>:` of a
     parameter that defaults to a falsy literal (`switched_off`: the class's `if finetune:` load,
     which no call passes, is not flagged, nor `finish`'s `if export:` save (DDP014: the step is
     the engine's, for every rule); `restore`'s `if resume:` load, which finetune.py passes, is), and a
