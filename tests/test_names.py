@@ -68,6 +68,15 @@ def test_module_string_constant():
     assert values == ["file_system", None, "lit"]
 
 
+def test_an_annotated_constant_is_a_constant():
+    # `S: Final[str] = ...` binds as `S = ...`; annotated twice, or annotated without a value, it is not one.
+    module = cst.parse_module("S: Final[str] = 'file_system'\nT: str = 'a'\nT: str = 'b'\nU: str\nf(S, T, U)\n")
+    names = SemanticModel(module)
+    call = module.body[4].body[0].value
+    assert [names.string_value(arg.value) for arg in call.args] == ["file_system", None, None]
+    assert names.assigned_values("T") is not None and len(names.assigned_values("T")) == 2
+
+
 def test_a_name_bound_once_in_a_function_is_read_from_that_functions_scope():
     module = cst.parse_module("ACCUM = 4\ndef train():\n    k = 1\n    j = 1\n    j = 2\n    step(k, j)\n")
     names = SemanticModel(module)

@@ -20,6 +20,9 @@ _RAISE_OPEN_FILE_LIMIT = (
 )
 
 
+_ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv"})
+
+
 @functools.cache
 def _raise_open_file_limit() -> tuple[cst.SimpleStatementLine, ...]:
     return tuple(cst.parse_module(_RAISE_OPEN_FILE_LIMIT).body)  # type: ignore[arg-type]
@@ -174,12 +177,56 @@ class FileSystemSharingStrategy(Rule):
                                   ^
             """,
         ),
+        Flagged(
+            # An annotated constant whose value is an environment read: what runs, unless the
+            # user exports the variable, is its default.
+            """
+            import os
+            from typing import Final
+
+            import torch
+
+            STRATEGY: Final[str] = os.environ.get("PROJECT_SHARING_STRATEGY", "file_system")
+
+            def setup(dataset):
+                torch.multiprocessing.set_sharing_strategy(STRATEGY)
+                ^
+                return torch.utils.data.DataLoader(dataset, num_workers=4)
+            """,
+            fixed="""
+            import os
+            import resource
+            from typing import Final
+
+            import torch
+
+            STRATEGY: Final[str] = os.environ.get("PROJECT_SHARING_STRATEGY", "file_system")
+
+            def setup(dataset):
+                # DDP005: raise the open-file limit instead of sharing tensors through /dev/shm files
+                _, nofile_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_hard, nofile_hard))
+                return torch.utils.data.DataLoader(dataset, num_workers=4)
+            """,
+        ),
     )
     clean_examples = (
         Clean(
             """
             import torch.multiprocessing as mp
             mp.set_sharing_strategy("file_descriptor")
+            """
+        ),
+        Clean(
+            # The environment's default is the safe strategy: file_system only if a user asks.
+            """
+            import os
+
+            import torch
+
+            STRATEGY = os.getenv("PROJECT_SHARING_STRATEGY", "file_descriptor")
+            torch.multiprocessing.set_sharing_strategy(STRATEGY)
+            loader = torch.utils.data.DataLoader(dataset, num_workers=4)
             """
         ),
         Clean(
@@ -260,7 +307,7 @@ class FileSystemSharingStrategy(Rule):
 
     def check(self, node: cst.Call) -> None:
         strategy = argument_for(node, SET_SHARING_STRATEGY, "new_strategy")
-        if strategy is None or self.model.string_value(strategy.value) != "file_system":
+        if strategy is None or self._default_strategy(strategy.value) != "file_system":
             return
         if self._shares_by_hand():
             return  # a hand-made share of storages with other processes needs file_system
@@ -282,6 +329,18 @@ class FileSystemSharingStrategy(Rule):
             replace={line: cst.FlattenSentinel([first, *replacement[1:]])},
             imports=("import resource",),
         )
+
+    def _default_strategy(self, expr: cst.BaseExpression) -> str | None:
+        """The strategy `expr` names when nothing overrides it: a string (or a module constant
+        bound to one), or the default of an environment read (`os.environ.get(KEY, "file_system")`,
+        `os.getenv`), written there or bound to the constant: a run that does not export KEY gets it."""
+        value = self.model.string_value(expr)
+        if value is None and isinstance(expr, cst.Name) and self.model.qualified(expr) is None:
+            expr = self.model.constant(expr.value) or expr
+        if value is None and isinstance(expr, cst.Call) and len(expr.args) == 2 and not expr.args[1].keyword:
+            if self.model.qualified(expr.func) in _ENVIRONMENT_READS:
+                value = self.model.string_value(expr.args[1].value)
+        return value
 
     def _shares_by_hand(self) -> bool:
         """The function around the call (or the module, for module code) names one of torch's

@@ -481,6 +481,13 @@ class SemanticModel:
                     scope.constants[name] = value if first and len(small.targets) == 1 else None
                     if bound and len(small.targets) == 1 and isinstance(target.target, cst.Name):
                         scope.values[name][-1] = small.value
+        elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
+            # `NAME: Final[str] = value` binds as `NAME = value` does; the annotation adds nothing
+            name = small.target.value
+            first = name not in scope.bindings
+            if scope.bind(name, _LOCAL, in_handler=in_handler):
+                scope.values[name][-1] = small.value
+            scope.constants[name] = small.value if first else None
         elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
             for name in _target_names(small.target):
                 scope.bind(name, _LOCAL, in_handler=in_handler)
