@@ -47,7 +47,9 @@ class FileSystemSharingStrategy(Rule):
 
     Fires when `set_sharing_strategy` of `torch.multiprocessing` (any import form, also as
     `torch.multiprocessing.set_sharing_strategy`) is called with `"file_system"`, given
-    positionally or as `new_strategy=`, literally or through a module constant bound to it,
+    positionally or as `new_strategy=`, literally or through a module constant bound to it
+    (annotated too), or as the default of an environment read (`os.environ.get(KEY,
+    "file_system")`, what runs unless KEY is exported),
     in a program that may pass tensors between processes: the module, a module importing it (at
     any depth, a notebook too) or a module one of those imports names a DataLoader or a count
     of workers, or starts torch.multiprocessing processes, pools or queues (`spawn(`,
