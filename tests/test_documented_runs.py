@@ -704,3 +704,99 @@ def test_one_state_loaded_into_two_models_is_no_resume(tmp_path, run, restore_st
     run.cwd = tmp_path
     output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
     assert ("train.py:15:" in output) is reported, output
+
+
+LOADED_TRAIN = """import argparse
+
+import torch
+import torch.distributed as dist
+import yaml
+from dotmap import DotMap
+
+
+def train(config):
+    if config.solver.loss_type in ["NCE", "DS"]:
+        state = torch.load("nce.pt")
+    elif config.solver.loss_type == "CE":
+        state = torch.load("ce.pt")
+    return state
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config", "-cfg", type=str, default="clip.yaml")
+    args = parser.parse_args()
+    with open(args.config, "r") as f:
+        config = yaml.load(f, Loader=yaml.FullLoader)
+    config = DotMap(config)
+    dist.init_process_group("nccl")
+    train(config)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+NCE_LOAD, CE_LOAD = "train.py:11:", "train.py:13:"
+NCE_CONFIG = "solver:\n    loss_type: NCE\n    lr: 0.001\n"
+
+
+def _write_loaded(tmp_path, runs, configs, readme="", train=LOADED_TRAIN):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(train)
+    (tmp_path / "run.sh").write_text("".join(f"{command}\n" for command in runs))
+    (tmp_path / "README.md").write_text(readme)
+    (tmp_path / "configs").mkdir(exist_ok=True)
+    for old in (tmp_path / "configs").iterdir():
+        old.unlink()
+    for name, text in configs.items():
+        (tmp_path / "configs" / name).write_text(text)
+
+
+def test_a_branch_no_shipped_config_file_turns_on_is_not_reported(tmp_path, run):
+    """BIKE's train_attributes.py loads its config from the YAML file `--config` names
+    (`with open(args.config) as f: config = yaml.load(f)`, wrapped in a DotMap) and branches on
+    `config.solver.loss_type`; its launch passes `--config ${config}`, and every config file the
+    project ships for it sets NCE: the CE branch is taken by no documented run, the NCE one is
+    (the config files that do not hold the key belong to other scripts). A run naming one of the
+    project's files reads that file alone."""
+    configs = {"k400.yaml": NCE_CONFIG, "ucf.yaml": NCE_CONFIG, "data.yaml": "dataset:\n    name: k400\n"}
+    _write_loaded(tmp_path, ["torchrun --nproc_per_node=8 train.py --config ${config}"], configs)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert CE_LOAD not in output and NCE_LOAD in output, output
+    view = project.build(str(tmp_path)).module_view("train")
+    assert view.documented_values(("config", "solver", "loss_type")) == {"NCE"}
+    _write_loaded(tmp_path, ["torchrun --nproc_per_node=8 train.py --config configs/ucf.yaml"],
+                  {**configs, "ucf.yaml": NCE_CONFIG.replace("NCE", "DS")})
+    view = project.build(str(tmp_path)).module_view("train")
+    assert view.documented_values(("config", "solver", "loss_type")) == {"DS"}
+
+
+@pytest.mark.parametrize(
+    "runs, configs, readme, train",
+    [
+        # a shipped config turns it on
+        (["torchrun --nproc_per_node=8 train.py --config ${config}"], {"a.yaml": NCE_CONFIG, "b.yaml": "solver:\n    loss_type: CE\n"}, "", LOADED_TRAIN),
+        # the run names a file the project does not hold
+        (["torchrun --nproc_per_node=8 train.py --config /data/mine.yaml"], {"a.yaml": NCE_CONFIG}, "", LOADED_TRAIN),
+        # no shipped file holds the key
+        (["torchrun --nproc_per_node=8 train.py --config ${config}"], {"a.yaml": "solver:\n    lr: 0.1\n"}, "", LOADED_TRAIN),
+        # a document tells the user to set the key
+        (["torchrun --nproc_per_node=8 train.py --config ${config}"], {"a.yaml": NCE_CONFIG}, "Set `loss_type` to CE for a plain classifier.\n", LOADED_TRAIN),
+        # the code assigns the setting
+        (["torchrun --nproc_per_node=8 train.py --config ${config}"], {"a.yaml": NCE_CONFIG}, "",
+         LOADED_TRAIN.replace("    config = DotMap(config)\n", "    config = DotMap(config)\n    config.solver.loss_type = pick()\n")),
+        # `config` is also bound to something that is no loaded file
+        (["torchrun --nproc_per_node=8 train.py --config ${config}"], {"a.yaml": NCE_CONFIG}, "",
+         LOADED_TRAIN.replace("    config = DotMap(config)\n", "    config = DotMap(config)\n    config = build(args)\n")),
+    ],
+)
+def test_a_loaded_setting_a_run_may_change_stays_reported(tmp_path, run, runs, configs, readme, train):
+    """Where a file the run may load turns the branch on, the run loads a file the project does
+    not ship, no shipped file holds the key, a document names it, code assigns it, or the name
+    read is bound to something else too, a run may take the CE branch: it is reported."""
+    _write_loaded(tmp_path, runs, configs, readme, train)
+    run.cwd = tmp_path
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    assert CE_LOAD in output and NCE_LOAD in output, output

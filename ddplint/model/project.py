@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import json
 import os
 import posixpath
@@ -57,7 +58,9 @@ from ddplint.core.fixpoint import fixed_point, reachable
 from ddplint.core.lines import split_lines
 from ddplint.model import configs, inner, loaders, placement, prepared, store
 from ddplint.model.ranked import ranked_attributes
-from ddplint.model.parsers import NOT_SHOWN, DeclaredOptions, conditional_tests, declared_options, expression_value, test_value
+from ddplint.model.parsers import (
+    NOT_SHOWN, DeclaredOptions, attribute_path, conditional_tests, declared_options, expression_value, test_value,
+)
 from ddplint.model.program import Program
 from ddplint.model.reach import Reach, bases_hold, names_said
 from ddplint.model.settings import Settings, yacs_value as _yacs_value
@@ -85,6 +88,7 @@ MAX_INDEX_BYTES = 2_000_000  # as the engine's parse limit: larger files export 
 # a command and the lines its backslashes continue it onto: VoiceCraft passes 50 options, one a line
 _MOST_CONTINUED_LINES = 80
 _MAX_RUN_DEPTH = 3  # callers followed up from a function for the runs that reach a line of it
+_MAX_COMBINATIONS = 64  # ways a test's loaded config settings are read together, at most
 _WORD = re.compile(r"[\w.-]*[\w-]")  # a word of a document or a command, no trailing dot
 _LAUNCH_DOCUMENTS = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".yaml", ".yml", ".ipynb")
 MAX_LAUNCH_DOCUMENTS = 500
@@ -1206,10 +1210,17 @@ class Project:
     @functools.cached_property
     def _document_words(self) -> frozenset[str]:
         """The words (lower case) of the project's shell scripts and documents: read once."""
-        return frozenset(
-            word for relative in self._launch_documents
-            for word in _WORD.findall((self.document(relative) or "").lower())
-        )
+        return self._words_of(self._launch_documents)
+
+    @functools.cached_property
+    def _told_words(self) -> frozenset[str]:
+        """The words (lower case) of the project's shell scripts and documents that are no config
+        file of it: what tells the user to set a key the config files hold."""
+        shipped = set(self.config_files)
+        return self._words_of([relative for relative in self._launch_documents if relative.replace(os.sep, "/") not in shipped])
+
+    def _words_of(self, relatives: list[str]) -> frozenset[str]:
+        return frozenset(word for relative in relatives for word in _WORD.findall((self.document(relative) or "").lower()))
 
     @functools.cached_property
     def files(self) -> frozenset[str]:
@@ -3070,7 +3081,8 @@ class ProjectView:
         module, inside `scope` (as for `never_runs`), as far as the tests of options decide: the
         `if`s and conditional expressions around it (`if args.dali is None:`, `cpu_state if
         args.fsdp else model.state_dict()`), read on each run of each script that runs this
-        module (`_script_runs`, each option as `_run_written` reads it), and, in a function,
+        module (`_script_runs`, each option as `_run_written` reads it, each setting of a yacs
+        config or of a loaded config file as `_goes_other_way` reads it), and, in a function,
         the calls of it in the project (ProcessContext.call_sites), each read alike in its own
         module: a run reaches the line where it takes the way to it and to a call. None where
         that is not known: no documented run, or a script that runs the module is run by none
@@ -3102,10 +3114,10 @@ class ProjectView:
         taken = [
             command for view, command, written in runs
             if not any(
-                test_value(
-                    test, functools.partial(view._run_written, command.command, written, options=declared[view.module], resume=resume),
-                    functools.partial(view._run_setting, command.command),
-                ) is (not sense)
+                view._goes_other_way(
+                    command.command, test, sense, (view.module, self.module),
+                    functools.partial(view._run_written, command.command, written, options=declared[view.module], resume=resume),
+                )
                 for test, sense, resume in tests
             )
         ]
@@ -3119,6 +3131,106 @@ class ProjectView:
                 return taken
             reached += found
         return [command for command in taken if command in reached]
+
+    def _goes_other_way(self, command: str, test: ast.expr, sense: bool, modules: tuple[str, ...], option: Callable[[str], object]) -> bool:
+        """Whether run `command` of this script goes the other way at `test` than `sense` (the
+        way to the line), its options read by `option`, its yacs settings by `_run_setting`, and
+        the settings of a loaded config file (`_loaded_setting`, the loads looked for in
+        `modules`) under each value the files the run may load give them: a branch no file
+        the run may load turns on (`elif config.solver.loss_type == 'CE':` where every config
+        shipped for the script sets NCE). Not where one of them leaves it undecided."""
+        loaded: dict[tuple[str, ...], list] = {}
+        for node in ast.walk(test):
+            path = attribute_path(node) if isinstance(node, ast.Attribute) else None
+            if path is None or len(path) < 3 or path[0] in ("self", "cls") or path in loaded:
+                continue
+            if option(path[-1]) is NOT_SHOWN and self._run_setting(command, path) is NOT_SHOWN:
+                values = self._loaded_setting(command, path, modules)
+                if values:
+                    loaded[path] = sorted(values, key=repr)
+        if len(list(itertools.islice(itertools.product(*loaded.values()), _MAX_COMBINATIONS + 1))) > _MAX_COMBINATIONS:
+            loaded = {}  # too many ways to read: as if none were known
+        for combination in itertools.product(*loaded.values()):
+            given = dict(zip(loaded, combination))
+            setting = functools.partial(_given_or, given, functools.partial(self._run_setting, command))
+            if test_value(test, option, setting) is not (not sense):
+                return False
+        return True
+
+    def _loaded_setting(self, command: str, path: tuple[str, ...], modules: Iterable[str] = ()) -> frozenset | None:
+        """The values run `command` of this script may give the setting an attribute path reads
+        from a config file the code loads (`config.solver.loss_type`, where `modules`, or this
+        one, bind `config` only to a loader's result, `yaml.load(f)` of a `with
+        open(args.config) as f:`, or a wrapper of it, `config = DotMap(config)`): what each
+        config file of the project the run may load gives the key path, the files that do not
+        hold it aside. The file the run names after the option (or the literal path), where it
+        is one of the project's; where the run names it in a way not shown (`--config
+        ${config}`), each of those nearest the script (nearest_configs). None where not shown:
+        no such load, a path no project file is, no file holds the key path, a value that is no
+        scalar, code that assigns the setting, a document naming the key that no run passes."""
+        keys, files = path[1:], set()
+        for module in dict.fromkeys((*modules, self.module)):
+            for kind, source in self.project.module_view(module)._config_loads(path[0]):
+                found = self._loaded_files(command, kind, source)
+                if found is None:
+                    return None
+                files.update(found)
+        said = {".".join(keys).lower(), keys[-1].lower()} & (self.project._told_words - self._words_runs_pass())
+        if not files or said or self._assigned_on_the_way(keys[-1]):
+            return None
+        values = [self.project.config_value(file, keys) for file in sorted(files)]
+        held = [value for value in values if value is not configs.MISSING]
+        if not held or any(isinstance(value, (dict, list)) for value in held):
+            return None
+        return frozenset(held)
+
+    def _loaded_files(self, command: str, kind: str, source: ast.expr) -> tuple[str, ...] | None:
+        """The project's config files of `kind` that run `command` loads from path `source` (a
+        literal, or an option: the file the run names, else those nearest the script where the
+        run names it in a way not shown); None where the path names no file of the project."""
+        if isinstance(source, ast.Constant) and isinstance(source.value, str):
+            written: object = source.value
+        elif isinstance(source, ast.Attribute) and not (isinstance(source.value, ast.Name) and source.value.id in ("self", "cls")):
+            written = self._run_option(command, source.attr)
+        else:
+            return None
+        if written is NOT_SHOWN:
+            return self.nearest_configs(kind) or None
+        shipped = self.shipped_config(written, kind) if isinstance(written, str) else None
+        return (shipped,) if shipped is not None else None
+
+    def _config_loads(self, name: str) -> list[tuple[str, ast.expr]]:
+        """(the format, the path expression) of each config file load this module binds `name`
+        to (`config = yaml.load(f)` in `with open(args.config) as f:`, `cfg = json.load(open(p))`),
+        where every other assignment of `name` wraps it (`config = DotMap(config)`); none otherwise."""
+        key = ("config loads", self.module, name)
+        if key not in self.project._memo:
+            self.project._memo[key] = self._find_config_loads(name)
+        return self.project._memo[key]
+
+    def _find_config_loads(self, name: str) -> list[tuple[str, ast.expr]]:
+        from ddplint.analyses.configs import CONFIG_LOADERS
+
+        tree, loads, opened = self.program.tree(self.module), [], {}
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.With):
+                for item in node.items:
+                    if _opens(item.context_expr) and isinstance(item.optional_vars, ast.Name):
+                        opened[item.optional_vars.id] = item.context_expr.args[0]  # type: ignore[attr-defined]
+        for node in ast.walk(tree) if tree is not None else ():
+            if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)):
+                continue
+            value = node.value
+            kind = CONFIG_LOADERS.get(self.program.qualify(self.module, dotted(value.func) or "") or "") if isinstance(value, ast.Call) else None
+            first = value.args[0] if isinstance(value, ast.Call) and value.args else None
+            if kind is not None and first is not None:
+                source = first.args[0] if _opens(first) else opened.get(first.id) if isinstance(first, ast.Name) else first
+                if source is None:
+                    return []
+                loads.append((kind, source))
+            elif not (isinstance(value, ast.Call) and len(value.args) == 1 and isinstance(value.args[0], ast.Name) and value.args[0].id == name):
+                return []  # bound to something else too
+        return loads
 
     def _called_only_where_no_run_reaches(self, key: str, depth: int) -> bool:
         """Whether function `key` of this module runs only where the project calls it, it is
@@ -3298,15 +3410,16 @@ class ProjectView:
         module (`runs`; where none is shown, the one run that passes nothing): a yacs setting
         (`("config", "TRAIN", "EPOCHS")`, each run's as `_setting_values` reads it), or, where the
         path names none, a command-line option (`("args", "epochs")`, `("self", "args",
-        "epochs")`: each run's as `_run_option` reads it). None where a run's value is not shown, and for a yacs
-        setting where no run is documented."""
+        "epochs")`: each run's as `_run_option` reads it), or a setting of a config file the code
+        loads (`("config", "solver", "loss_type")`: each run's as `_loaded_setting` reads it).
+        None where a run's value is not shown, and for a yacs setting where no run is documented."""
         if len(path) < 2:
             return None
         runs = [command.command for command in self.runs()]
         read = path[1:] if path[0] == "self" else path
         if self._settings().key_of(path[1:]) is None:
-            if len(read) != 2:
-                return None  # `config.train.epochs`: no option's read
+            if len(read) != 2:  # `config.train.epochs`: no option's read; a loaded config file's setting?
+                return self._loaded_values([command for command in runs or [""]], path)
             options = self._declared_here()
             values = [self._run_option(command, path[-1], options) for command in runs or [""]]
             return None if NOT_SHOWN in values else frozenset(values)
@@ -3318,6 +3431,17 @@ class ProjectView:
             if values is NOT_SHOWN:
                 return None
             found |= values  # type: ignore[operator]
+        return frozenset(found)
+
+    def _loaded_values(self, runs: list[str], path: tuple[str, ...]) -> frozenset | None:
+        """The values the runs `runs` may give the setting of a loaded config file that `path`
+        reads (`_loaded_setting`); None where one of them is not shown."""
+        found: set = set()
+        for command in runs:
+            values = self._loaded_setting(command, path)
+            if values is None:
+                return None
+            found |= values
         return frozenset(found)
 
     def _setting_values(self, command: str, path: tuple[str, ...]) -> set | object:
@@ -4133,6 +4257,16 @@ def build(root: str, cache_folder: str | None = None, files: list[str] | None = 
     if cache_path is not None and fresh != entries:
         store.save(cache_folder, cache_path, fresh)  # type: ignore[arg-type]
     return Project(root, modules, relpaths, names=names, searched=searched, shared=shared, cache_path=cache_path)
+
+
+def _given_or(given: dict, otherwise: Callable[[tuple[str, ...]], object], path: tuple[str, ...]) -> object:
+    """The value `given` holds for setting `path`, else what `otherwise` reads."""
+    return given[path] if path in given else otherwise(path)
+
+
+def _opens(expr: ast.expr) -> bool:
+    """Whether `expr` is `open(path, ...)`."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "open" and bool(expr.args)
 
 
 def _relative(path: str, root: str) -> str:
