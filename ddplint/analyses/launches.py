@@ -172,6 +172,16 @@ class Launches(Analysis):
             settings = {**self._unpacked_settings(call), **settings}
         return self._several(settings)
 
+    def trainer_arguments(self, call: cst.Call) -> dict[str, cst.BaseExpression]:
+        """The keyword arguments of a Trainer call, with those it passes through `**kwargs`
+        (`_unpacked_settings`), a keyword written out winning; a strategy given as Lightning's
+        DDPStrategy or a project subclass of it (`strategy=ApexDDPStrategy(...)`) as "ddp"."""
+        given = {**self._unpacked_settings(call), **{arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}}
+        strategy = given.get("strategy")
+        if isinstance(strategy, cst.Call) and self._reruns_script(call):
+            given["strategy"] = cst.SimpleString('"ddp"')
+        return given
+
     def _unpacked_settings(self, call: cst.Call) -> dict[str, cst.BaseExpression]:
         """The arguments a Trainer call passes through `**kwargs`: the keys of the dict the name
         is bound to here (`kwargs = dict(strategy=...)`, `{"devices": 4}`), or that a function
