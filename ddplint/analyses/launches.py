@@ -26,7 +26,9 @@ Code written for Accelerate, Fabric or Lightning calls no `init_process_group`, 
   the Trainer fires them on every process it runs in (`callback_hooks`), once it is handed the
   callback (a class whose name no code of a training project uses is never registered); so do the
   event methods (`eval_end`, `epoch_end`, `fit_end`, ...) of a MosaicML Composer Callback subclass,
-  which Composer's Trainer runs on every rank. The Trainer starts no
+  which Composer's Trainer runs on every rank, and the `on_*` hooks of a Lightning Callback
+  subclass (also through project base classes), which Lightning's Trainer calls on every rank
+  (`trainer.is_global_zero` is their rank-0 test). These Trainers start no
   processes, so these are not launch points: a rule counts them where the file shows that ranks
   run it (the `composer` launcher runs a script that imports it, say).
 
@@ -57,11 +59,15 @@ from ddplint.core.torch_api import (
     HF_TRAINER,
     HF_TRAINER_EVERY_PROCESS,
     HF_TRAINER_SAVE,
+    LIGHTNING_CALLBACK,
+    LIGHTNING_CALLBACK_HOOK,
     LIGHTNING_CLI,
     LIGHTNING_DATA_MODULE,
+    LIGHTNING_DDP_STRATEGY,
     lightning_hook,
     LIGHTNING_MODULE,
     LIGHTNING_RANK_ZERO_HOOKS,
+    LIGHTNING_RUNS,
     LIGHTNING_TRAINER,
     MAIN_PROCESS,
     RANK_ZERO_ONLY,
@@ -92,11 +98,22 @@ class Launches(Analysis):
         self._callback_classes: set[str] = set()
         self._trainer_classes: set[str] = set()  # subclasses of Hugging Face's Trainer
         self._composer_callbacks: set[str] = set()  # subclasses of Composer's Callback
+        self._lightning_callbacks: set[str] = set()  # subclasses of Lightning's Callback
         # The event methods of TrainerCallback (and Composer Callback) subclasses (frame keys) ->
         # their `def` names, and which Trainer fires each.
         self.callback_hooks: dict[str, cst.Name] = {}
         self.fired_by: dict[str, str] = {}
         self._composer_dist: str | None = None  # the name this module binds Composer's dist module to
+        self._classes: dict[str, cst.ClassDef] = {}  # the classes of this file, by name
+        self._functions: dict[str, cst.FunctionDef] = {}  # its module-level functions, by name
+        # The open statements, outermost first, each as (id of the block it is in, its id), and
+        # the open blocks; per frame, the names bound to a Trainer that runs the script again on
+        # every device, and the statements open at each call that starts its run.
+        self._statements: list[tuple[int, int]] = []
+        self._blocks: list[int] = []
+        self._rerunning: dict[str | None, set[str]] = {}
+        self._started: dict[str | None, list[tuple[tuple[int, int], ...]]] = {}
+        self._trainer_names: dict[int, list[str]] = {}  # a Trainer(...) call (by id) -> the names bound to it
 
     @property
     def every_rank(self) -> set[str | None]:
@@ -151,7 +168,61 @@ class Launches(Analysis):
 
     def _several_devices(self, call: cst.Call, target: API) -> bool:
         settings = {name: found.value for name in ("num_nodes", "devices", "accelerator") if (found := argument_for(call, target, name)) is not None}
+        if target is LIGHTNING_TRAINER:
+            settings = {**self._unpacked_settings(call), **settings}
         return self._several(settings)
+
+    def trainer_arguments(self, call: cst.Call) -> dict[str, cst.BaseExpression]:
+        """The keyword arguments of a Trainer call, with those it passes through `**kwargs`
+        (`_unpacked_settings`), a keyword written out winning; a strategy given as Lightning's
+        DDPStrategy or a project subclass of it (`strategy=ApexDDPStrategy(...)`) as "ddp"."""
+        given = {**self._unpacked_settings(call), **{arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}}
+        strategy = given.get("strategy")
+        if isinstance(strategy, cst.Call) and self._reruns_script(call):
+            given["strategy"] = cst.SimpleString('"ddp"')
+        return given
+
+    def _unpacked_settings(self, call: cst.Call) -> dict[str, cst.BaseExpression]:
+        """The arguments a Trainer call passes through `**kwargs`: the keys of the dict the name
+        is bound to here (`kwargs = dict(strategy=...)`, `{"devices": 4}`), or that a function
+        of this file, or a method of a class of this file called on an instance bound once,
+        returns, built in its body (`trainer_kwargs = pl_module.set_trainer_kwargs(devices=args.gpus)`,
+        whose `ret = dict(strategy=ApexDDPStrategy(...), ...)` is returned), with the keywords
+        the call gives it where it merges its `**kwargs` in (`ret.update(kwargs)`)."""
+        settings: dict[str, cst.BaseExpression] = {}
+        for arg in call.args:
+            if arg.star == "**" and isinstance(arg.value, cst.Name):
+                bound = self.model.constant(arg.value.value)
+                if bound is not None:
+                    settings.update(self._dict_settings(bound))
+        return settings
+
+    def _dict_settings(self, value: cst.BaseExpression) -> dict[str, cst.BaseExpression]:
+        literal = _literal_dict(value, self.model.string_value)
+        if literal is not None or not isinstance(value, cst.Call):
+            return literal or {}
+        function = self._returning_function(value.func)
+        if function is None:
+            return {}
+        returned = _returned_dict(function, self.model.string_value)
+        if returned is None:
+            return {}
+        settings, merges = returned
+        if merges:  # `ret.update(kwargs)`: what the call gives by keyword
+            settings.update({arg.keyword.value: arg.value for arg in value.args if arg.keyword is not None})
+        return settings
+
+    def _returning_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The function of this file a call of `func` runs: a module-level one by name, or the
+        method of a class of this file on an instance bound once to its construction."""
+        if isinstance(func, cst.Name):
+            return self._functions.get(func.value)
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return None
+        made = self.model.constant(func.value.value)
+        cls = self._classes.get(made.func.value) if isinstance(made, cst.Call) and isinstance(made.func, cst.Name) else None
+        body = cls.body.body if cls is not None else ()
+        return next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value), None)
 
     def _several(self, settings: dict[str, cst.BaseExpression]) -> bool:
         """Whether a Trainer or Fabric with these arguments may start several processes."""
@@ -169,15 +240,27 @@ class Launches(Analysis):
         "ddp_notebook", which start only the fit) or as `DDPStrategy(...)`: Lightning's
         subprocess launcher starts the script anew for every other device."""
         strategy = argument_for(call, LIGHTNING_TRAINER, "strategy")
-        if strategy is None:
+        value = strategy.value if strategy is not None else self._unpacked_settings(call).get("strategy")
+        if value is None:
             return False
-        value = strategy.value
         if isinstance(value, cst.Call):
-            return (dotted_name(value.func) or "").rpartition(".")[2] == "DDPStrategy" and not any(
+            return self._ddp_strategy(value.func) and not any(
                 arg.keyword is not None and arg.keyword.value == "start_method" for arg in value.args
             )
         name = self.model.string_value(value)
         return name is not None and name.startswith("ddp") and not name.startswith(("ddp_spawn", "ddp_notebook", "ddp_fork"))
+
+    def _ddp_strategy(self, func: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether `func` names Lightning's DDPStrategy, or a project subclass of it (Earthformer's
+        `ApexDDPStrategy(DDPStrategy)` in another module)."""
+        name = dotted_name(func) or ""
+        if name.rpartition(".")[2] == "DDPStrategy" or self.model.qualified(func) in LIGHTNING_DDP_STRATEGY:
+            return True
+        cls = self._classes.get(name)
+        if cls is not None and depth < 8:
+            return any(self._ddp_strategy(base.value, depth + 1) for base in cls.bases)
+        view = self.model.project
+        return bool(name) and view is not None and view.program.derives_from(view.module, name, LIGHTNING_DDP_STRATEGY)
 
     def _cli_defaults(self, call: cst.Call) -> dict[str, cst.BaseExpression] | None:
         """The Trainer arguments a LightningCLI's literal `trainer_defaults={...}` gives; None
@@ -195,6 +278,7 @@ class Launches(Analysis):
         return settings
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.setdefault(node.name.value, node)
         for kind, target in (("LightningModule", LIGHTNING_MODULE), ("LightningDataModule", LIGHTNING_DATA_MODULE)):
             if any(self._derives(base.value, target, kind) for base in node.bases):
                 self._lightning_classes.add(node.name.value)
@@ -206,6 +290,9 @@ class Launches(Analysis):
             self._trainer_classes.add(node.name.value)
         if any(self.model.qualified(base.value) in COMPOSER_CALLBACK for base in node.bases) and not self._never_registered(node):
             self._composer_callbacks.add(node.name.value)
+        if any(self._derives(base.value, LIGHTNING_CALLBACK, "Callback") for base in node.bases) and not self._never_registered(node):
+            self._lightning_callbacks.add(node.name.value)
+            self._lightning_kinds[node.name.value] = "Callback"
 
     def _derives(self, base: cst.BaseExpression, target: API, kind: str) -> bool:
         """Whether a class with this base is a `target` (a LightningModule): the base is one, a
@@ -234,6 +321,8 @@ class Launches(Analysis):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.model.frame
+        if frame.parent is not None and frame.parent.parent is None:
+            self._functions.setdefault(node.name.value, node)
         if (
             frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._lightning_classes
             and node.name.value not in LIGHTNING_RANK_ZERO_HOOKS
@@ -244,26 +333,31 @@ class Launches(Analysis):
             frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._callback_classes
             and node.name.value.startswith(TRAINER_CALLBACK_EVENT)
         ):
-            self.callback_hooks[frame.key] = node.name  # type: ignore[index]
-            self.fired_by[frame.key] = "the Hugging Face Trainer"  # type: ignore[index]
             # on_save(self, args, state, control, **kwargs): the TrainerState is the third parameter
-            positional = [param.name.value for param in node.params.params]
-            state = "state" if "state" in positional else positional[2] if len(positional) > 2 else "state"
-            self._guards[frame.key] = f"if {state}.{WORLD_PROCESS_ZERO}:"
+            self._fired(frame.key, node, "the Hugging Face Trainer", f"if {_parameter(node, 'state', 2)}.{WORLD_PROCESS_ZERO}:")
         elif (
             frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._trainer_classes
             and (node.name.value in HF_TRAINER_EVERY_PROCESS or node.name.value == HF_TRAINER_SAVE and self._saved_by_project())
         ):
-            self.callback_hooks[frame.key] = node.name  # type: ignore[index]
-            self.fired_by[frame.key] = "the Hugging Face Trainer"  # type: ignore[index]
-            self._guards[frame.key] = f"if {frame.self_name or 'self'}.args.should_save:"
+            self._fired(frame.key, node, "the Hugging Face Trainer", f"if {frame.self_name or 'self'}.args.should_save:")
         elif (
             frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._composer_callbacks
             and node.name.value in COMPOSER_CALLBACK_EVENTS
         ):
-            self.callback_hooks[frame.key] = node.name  # type: ignore[index]
-            self.fired_by[frame.key] = "the Composer Trainer"  # type: ignore[index]
-            self._guards[frame.key] = f"if {self._composer_dist or 'dist'}.{COMPOSER_GLOBAL_RANK}() == 0:"
+            self._fired(frame.key, node, "the Composer Trainer", f"if {self._composer_dist or 'dist'}.{COMPOSER_GLOBAL_RANK}() == 0:")
+        elif (
+            frame.method is frame and frame.self_class is not None and frame.self_class.name.value in self._lightning_callbacks
+            and node.name.value.startswith(LIGHTNING_CALLBACK_HOOK)
+        ):
+            # on_train_epoch_end(self, trainer, pl_module): the Trainer is the second parameter
+            self._fired(frame.key, node, "the Lightning Trainer", f"if {_parameter(node, 'trainer', 1)}.{GLOBAL_ZERO}:")
+
+    def _fired(self, key: str | None, node: cst.FunctionDef, by: str, guard: str) -> None:
+        """A callback's event method `node` (frame `key`) that the Trainer `by` fires on every
+        process it runs in, and how its code tests for rank 0."""
+        self.callback_hooks[key] = node.name  # type: ignore[index]
+        self.fired_by[key] = by  # type: ignore[index]
+        self._guards[key] = guard
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         frame = self.model.frame
@@ -279,7 +373,9 @@ class Launches(Analysis):
             return
         qualified = self.model.qualified(value.func)
         names = [name for target in node.targets if (name := dotted_name(target.target)) is not None]
-        if qualified in FABRIC:
+        if qualified in LIGHTNING_TRAINER:
+            self._trainer_names[id(value)] = names
+        elif qualified in FABRIC:
             several = self._several_devices(value, FABRIC)
             self._fabrics.update((name, several) for name in names)
         elif qualified in ACCELERATOR and names:  # `self.accelerator = Accelerator()`
@@ -301,7 +397,40 @@ class Launches(Analysis):
         self._points.append((f"builds an Accelerator through {called}() ({made}): `accelerate launch` runs it on every rank", call))
         self._guards.setdefault(self.model.frame.key, f"if {name}.{MAIN_PROCESS}:")
 
+    @property
+    def after_start(self) -> bool:
+        """Whether the walk is, in its frame, past the call that starts the run of a Trainer that
+        runs the script again on every device (`trainer.fit(...)`, also `validate`, `test`,
+        `predict`), on the same way through the `if`s: every rank runs what follows, together
+        (Earthformer's `torch.save` of the best checkpoint after `trainer.fit`)."""
+        return any(_later(started, self._statements) for started in self._started.get(self.model.frame.key, ()))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._blocks.append(id(node))
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._blocks.append(id(node))
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._blocks.pop()
+
+    def _enter_statement(self, node: cst.CSTNode) -> None:
+        self._statements.append((self._blocks[-1] if self._blocks else 0, id(node)))
+
+    def _leave_statement(self, original_node: cst.CSTNode) -> None:
+        self._statements.pop()
+
+    visit_SimpleStatementLine = visit_If = visit_For = visit_While = visit_With = visit_Try = _enter_statement
+    leave_SimpleStatementLine = leave_If = leave_For = leave_While = leave_With = leave_Try = _leave_statement
+
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (
+            isinstance(func, cst.Attribute) and func.attr.value in LIGHTNING_RUNS
+            and dotted_name(func.value) in self._rerunning.get(self.model.frame.key, ())
+        ):
+            self._started.setdefault(self.model.frame.key, []).append(tuple(self._statements))
+            self._guards.setdefault(self.model.frame.key, f"if {dotted_name(func.value)}.{GLOBAL_ZERO}:")
         qualified = self.model.qualified(node.func)
         if qualified in ACCELERATOR:
             self._launched.add(self.model.frame.key)
@@ -310,11 +439,14 @@ class Launches(Analysis):
         elif qualified in LIGHTNING_TRAINER:
             several = self._several_devices(node, LIGHTNING_TRAINER)
             self._trainers.append(several)
-            if several and self._reruns_script(node) and not self._reruns:
+            if several and self._reruns_script(node):
                 # Not a frame every rank runs alongside the others: the other ranks start at
-                # `fit`, and re-run what came before it after rank 0 did (a download is done once).
-                self._reruns = True
-                self._points.append(("builds a Lightning Trainer whose DDP strategy runs this script again on every device", node))
+                # `fit`, and re-run what came before it after rank 0 did (a download is done once);
+                # what follows the `fit` every rank runs together.
+                self._rerunning.setdefault(self.model.frame.key, set()).update(self._trainer_names.get(id(node), ()))
+                if not self._reruns:
+                    self._reruns = True
+                    self._points.append(("builds a Lightning Trainer whose DDP strategy runs this script again on every device", node))
         elif qualified in LIGHTNING_CLI:
             settings = self._cli_defaults(node)
             self._trainers.append(True if settings is None else self._several(settings))
@@ -331,3 +463,80 @@ class Launches(Analysis):
                 self._launched.add(key)
                 self._guards.setdefault(key, f"if {fabric}.{GLOBAL_ZERO}:")
             self._points.append((f"launches {fabric}, a Fabric for several devices", node))
+
+
+def _parameter(function: cst.FunctionDef, name: str, index: int) -> str:
+    """The parameter `name` of a callback's event method, else the one at position `index`
+    (counting `self`), else `name`."""
+    positional = [param.name.value for param in function.params.params]
+    return name if name in positional else positional[index] if len(positional) > index else name
+
+
+def _later(before: tuple[tuple[int, int], ...], now: list[tuple[int, int]]) -> bool:
+    """Whether the statements open now follow those open `before` on one way through the code:
+    where they first differ, a later statement of the same block."""
+    for earlier, current in zip(before, now):
+        if earlier != current:
+            return earlier[0] == current[0]
+    return False
+
+
+def _literal_dict(value: cst.BaseExpression, string_value) -> dict[str, cst.BaseExpression] | None:
+    """The keys and values of `dict(k=v, ...)` or `{"k": v, ...}` (those written out); None for
+    anything else."""
+    if isinstance(value, cst.Dict):
+        found = {}
+        for element in value.elements:
+            key = string_value(element.key) if isinstance(element, cst.DictElement) else None
+            if key is not None:
+                found[key] = element.value  # type: ignore[union-attr]
+        return found
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+        return {arg.keyword.value: arg.value for arg in value.args if arg.keyword is not None}
+    return None
+
+
+def _returned_dict(function: cst.FunctionDef, string_value) -> tuple[dict[str, cst.BaseExpression], bool] | None:
+    """What a function returns where it is a dict written out in its body: returned as is, or
+    bound once to the name it returns (`ret = dict(...)`, `return ret`); and whether it merges
+    its `**kwargs` into it (`ret.update(kwargs)`, also `dict(..., **kwargs)`). None otherwise."""
+    star = function.params.star_kwarg.name.value if function.params.star_kwarg is not None else None
+    returns: list[cst.BaseExpression] = []
+    bound: dict[str, list[cst.BaseExpression]] = {}
+    merged: set[str] = set()
+    for statement in _simple_statements(function.body):
+        for small in statement.body:
+            if isinstance(small, cst.Return) and small.value is not None:
+                returns.append(small.value)
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                bound.setdefault(small.targets[0].target.value, []).append(small.value)
+            elif (
+                isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Attribute)
+                and small.value.func.attr.value == "update" and isinstance(small.value.func.value, cst.Name)
+                and any(isinstance(arg.value, cst.Name) and arg.value.value == star for arg in small.value.args)
+            ):
+                merged.add(small.value.func.value.value)
+    if len(returns) != 1:
+        return None
+    value, name = returns[0], None
+    if isinstance(value, cst.Name) and len(bound.get(value.value, ())) == 1:
+        name, value = value.value, bound[value.value][0]
+    found = _literal_dict(value, string_value)
+    if found is None:
+        return None
+    spread = isinstance(value, cst.Call) and any(arg.star == "**" and isinstance(arg.value, cst.Name) and arg.value.value == star for arg in value.args)
+    return found, star is not None and (name in merged or spread)
+
+
+def _simple_statements(block: cst.BaseSuite):
+    """The simple statement lines of a function body, not inside nested functions or classes."""
+    for statement in getattr(block, "body", ()):
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield statement
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            yield from _simple_statements(statement.body)
+            orelse = getattr(statement, "orelse", None)
+            if orelse is not None:
+                yield from _simple_statements(orelse.body if isinstance(orelse, cst.Else) else cst.IndentedBlock(body=[orelse]))

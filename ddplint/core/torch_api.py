@@ -419,6 +419,16 @@ LIGHTNING_TRAINER = api(
     keyword_only="accelerator strategy devices num_nodes",
 )
 # The CLI builds the Trainer from `trainer_defaults` (a dict of its arguments) and the command line.
+# Lightning's DDP strategy class (`strategy=DDPStrategy(...)`, also a project subclass of it): its
+# default start method, "popen", is the subprocess launcher that runs the script again per device.
+LIGHTNING_DDP_STRATEGY = api(
+    "pytorch_lightning.strategies.DDPStrategy", "pytorch_lightning.strategies.ddp.DDPStrategy",
+    "lightning.pytorch.strategies.DDPStrategy", "lightning.pytorch.strategies.ddp.DDPStrategy",
+)
+# The Trainer methods that start its run, and with it the launcher's processes
+# (lightning/pytorch/trainer: each goes through `call._call_and_handle_interrupt`, which calls
+# `trainer.strategy.launcher.launch(...)`).
+LIGHTNING_RUNS = frozenset({"fit", "validate", "test", "predict"})
 LIGHTNING_CLI = api(
     "lightning.pytorch.cli.LightningCLI", "lightning.pytorch.LightningCLI", "pytorch_lightning.cli.LightningCLI",
     "pytorch_lightning.utilities.cli.LightningCLI",
@@ -464,6 +474,15 @@ TRAINER_CALLBACK_EVENT = "on_"
 # (composer.utils.dist) says which one is rank 0. The Trainer starts no processes: the `composer`
 # launcher does.
 COMPOSER_CALLBACK = api("composer.Callback", "composer.core.Callback", "composer.core.callback.Callback")
+# Lightning's Trainer calls every hook of each Callback it is handed on every rank
+# (`_call_callback_hooks`, lightning/pytorch/trainer/call.py: `fn(trainer, trainer.lightning_module, ...)`
+# in each process); `trainer.is_global_zero` says which one is rank 0. Its hooks are the `on_*` methods.
+LIGHTNING_CALLBACK = api(
+    "pytorch_lightning.Callback", "pytorch_lightning.callbacks.Callback", "pytorch_lightning.callbacks.base.Callback",
+    "pytorch_lightning.callbacks.callback.Callback", "lightning.Callback", "lightning.pytorch.Callback",
+    "lightning.pytorch.callbacks.Callback", "lightning.pytorch.callbacks.callback.Callback",
+)
+LIGHTNING_CALLBACK_HOOK = "on_"
 COMPOSER_CALLBACK_EVENTS = frozenset({
     "init", "before_load", "after_load", "fit_start", "iteration_start", "epoch_start", "before_dataloader",
     "after_dataloader", "batch_start", "before_train_batch", "before_forward", "after_forward", "before_loss",

@@ -100,7 +100,7 @@ ANALYSES = {
     'DDP025': ('ShardedModels',),
     'DDP026': ('ShardedModels',),
     'DDP027': ('ParserOptions', 'RankRegions'),
-    'DDP028': ('RankRegions',),
+    'DDP028': ('Launches', 'RankRegions'),
 }
 
 # The project facts in each rule's `opened_by` (rules not named here have none).

@@ -121,7 +121,13 @@ class SaveOnEveryRank(Rule):
     builds an Accelerate `Accelerator(...)` or calls `fabric.launch()` on a Fabric for several
     devices, the function `fabric.launch(fn)` starts, a LightningModule's hooks (also a subclass's of a
     project LightningModule, in any module: a LightningCLI in subclass mode runs it) unless every
-    Lightning Trainer the file builds is for one device), or that a shell script or document of
+    Lightning Trainer the file builds is for one device; and, in the function that builds a
+    Trainer for several devices with the DDP strategy (`strategy="ddp"`, `DDPStrategy(...)` or a
+    project subclass of it, also through a `**kwargs` dict a function or method of the file
+    returns), the code after its `fit`/`validate`/`test`/`predict` on the same way through the
+    `if`s: Lightning's subprocess launcher runs the script again on every device, so every rank
+    runs it together, `if trainer.is_global_zero:` being the guard; not what comes before, which
+    the other ranks re-run after rank 0, nor with "ddp_spawn"/"ddp_fork"), or that a shell script or document of
     the project starts with a launcher of several processes (`torchrun --nproc_per_node=4
     finetune.py`: a Hugging Face Trainer script that names no DDP), in code every rank reaches: a
     function (or module code) that tests the rank or does one of those things itself, or is
@@ -262,7 +268,10 @@ class SaveOnEveryRank(Rule):
     with `-n 1`), each running the script's `__main__` code, and its Trainer runs every Callback
     it is handed on every rank, so a Callback subclass's event methods (`eval_end`, `epoch_end`,
     `fit_end`, ...) are every rank's in a script the launcher runs, or that imports one it
-    runs; `dist.get_global_rank() == 0` (`composer.utils.dist`) is the guard.
+    runs; `dist.get_global_rank() == 0` (`composer.utils.dist`) is the guard. So are the `on_*`
+    hooks of a Lightning `Callback` subclass (Lightning's Trainer calls each callback's hooks on
+    every rank), where the file shows ranks run it; `trainer.is_global_zero`, `trainer.global_rank
+    == 0` and `@rank_zero_only` are their guards.
     Model parallelism (Megatron's `mpu`): a test of the data-parallel rank (`if
     mpu.get_data_parallel_rank() == 0:`, `if data_parallel_rank == 0:`, `is_main_replica(...)`)
     is a guard, one writer per part of the model; a path naming the data-parallel rank is one
@@ -829,6 +838,69 @@ class SaveOnEveryRank(Rule):
             ),
         ),
         Flagged(
+            # Lightning's Trainer calls a Callback's hooks on every rank (here four, its DDP
+            # strategy), as it does a LightningModule's: each rank writes the EMA weights to the
+            # same file.
+            """
+            import pytorch_lightning as pl
+            import torch
+
+            class Detector(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    return self.model(batch).loss
+
+            class EMACallback(pl.Callback):
+                def on_train_epoch_end(self, trainer, pl_module):
+                    torch.save(trainer.ema.state_dict(), f"{trainer.log_dir}/{trainer.current_epoch}.pth")
+                    ^
+
+            def main():
+                trainer = pl.Trainer(devices=4, strategy="ddp", callbacks=[EMACallback()])
+                trainer.fit(Detector())
+            """,
+            messages=(
+                "torch.save runs on every rank and all of them write the same file, which corrupts it; save on "
+                "rank 0 only (if trainer.is_global_zero:)"
+            ),
+        ),
+        Flagged(
+            # Lightning's DDP strategy (here a project subclass of DDPStrategy, in the Trainer's
+            # arguments a method returns) runs the script again on every device: past `fit`, every
+            # rank runs the rest of main() together and writes the same file.
+            """
+            import pytorch_lightning as pl
+            import torch
+            from pytorch_lightning.strategies import DDPStrategy
+
+            class ApexDDPStrategy(DDPStrategy):
+                pass
+
+            class Forecaster(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    return self(batch)
+
+                def set_trainer_kwargs(self, **kwargs):
+                    ret = dict(accelerator="gpu", strategy=ApexDDPStrategy(find_unused_parameters=False))
+                    ret.update(kwargs)
+                    return ret
+
+            def main(args):
+                model = Forecaster()
+                trainer_kwargs = model.set_trainer_kwargs(devices=args.gpus)
+                trainer = pl.Trainer(**trainer_kwargs)
+                if args.test:
+                    trainer.test(model)
+                else:
+                    trainer.fit(model)
+                    torch.save(model.state_dict(), "best.pt")
+                    ^
+            """,
+            messages=(
+                "torch.save runs on every rank and all of them write the same file, which corrupts it; save on "
+                "rank 0 only (if trainer.is_global_zero:)"
+            ),
+        ),
+        Flagged(
             # A dataset that caches its preprocessing when the file is missing, built by every
             # rank: on a first run every rank tests for the file before any has written it, so
             # all of them build it and write it at once.
@@ -1385,6 +1457,67 @@ class SaveOnEveryRank(Rule):
 
                 def on_train_epoch_end(self):
                     torch.save(self.queue, self.queue_path)
+            """
+        ),
+        Clean(
+            # A Lightning Callback's hooks behind a rank-0 test of the Trainer they are given.
+            """
+            import lightning as L
+            import torch
+            from lightning.pytorch.utilities import rank_zero_only
+
+            class EMACallback(L.Callback):
+                def on_train_epoch_end(self, trainer, pl_module):
+                    if trainer.is_global_zero:
+                        torch.save(trainer.ema.state_dict(), "ema.pth")
+
+                def on_validation_end(self, trainer, pl_module):
+                    if trainer.global_rank == 0:
+                        torch.save(trainer.ema.state_dict(), "ema_val.pth")
+
+                @rank_zero_only
+                def on_train_end(self, trainer, pl_module):
+                    torch.save(trainer.ema.state_dict(), "ema_last.pth")
+
+            class Segmenter(L.LightningModule):
+                def validation_step(self, batch, batch_idx):
+                    self.log("val_loss", self.model(batch).loss)
+
+            L.Trainer(accelerator="gpu", devices=8, strategy="ddp", callbacks=[EMACallback()]).fit(Segmenter())
+            """
+        ),
+        Clean(
+            # Before the Trainer's `fit` (the other ranks re-run it after rank 0), in the other
+            # branch of the `if` around a `fit`, behind the Trainer's rank-0 test, and after a
+            # `ddp_spawn` Trainer's `fit` (its ranks are spawned for the fit alone).
+            """
+            import pytorch_lightning as pl
+            import torch
+
+            class Net(pl.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    return self(batch)
+
+            def main(args):
+                model = Net()
+                torch.save(model.state_dict(), "init.pt")
+                trainer = pl.Trainer(devices=args.gpus, strategy="ddp")
+                if args.resume:
+                    trainer.fit(model, ckpt_path="last.ckpt")
+                else:
+                    torch.save(model.state_dict(), "untrained.pt")
+                    trainer.fit(model)
+
+            def finish(model):
+                trainer = pl.Trainer(devices=4, strategy="ddp")
+                trainer.fit(model)
+                if trainer.is_global_zero:
+                    torch.save(model.state_dict(), "final.pt")
+
+            def export(model):
+                trainer = pl.Trainer(devices=4, strategy="ddp_spawn")
+                trainer.fit(model)
+                torch.save(model.state_dict(), "spawned.pt")
             """
         ),
         Clean(
@@ -2381,6 +2514,7 @@ class SaveOnEveryRank(Rule):
             _Save(
                 node, key, writer, self.ranks.uncalled_guard, self._attribute(name), MODEL in named, state, download,
                 bool(self.ranks.conditions), next((test for _, test, way in self.ranks.conditions if _when_missing(test, way)), None),
+                self.launches.after_start,
             )
         )
 
@@ -2395,18 +2529,22 @@ class SaveOnEveryRank(Rule):
         # a command of the project runs this file with a launcher of several processes: its
         # module code runs on every rank, whatever the file shows
         commanded = project is not None and bool(self._saves or self._helper_calls) and project.launch_line(own=True, written=True) is not None
-        if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere or commanded):
+        started = {save.frame for save in self._saves if save.after_start}
+        if not (self._saves or self._helper_calls) or not (self._distributed_frames or launched or elsewhere or commanded or started):
             return
         if project is not None and project.accelerate_by_hand:
             return  # an Accelerate program no document launches: the one process `python` starts writes it
         shows = self._distributed_frames | self.ranks.rank_aware_frames | self._spawned | launched | ({None} if commanded else set())
         paths = _EveryRank(self.ranks, shows, frozenset(self.launches.callback_hooks) & launched)
-        one_process = self._beside_distributed_branch([save for save in self._saves if save.conditional and paths.path(save.frame) is not None])
-        one_process |= self._rank_zero_first([(save, paths.path(save.frame)) for save in self._saves if paths.path(save.frame) is not None])
+        # past a Trainer's `fit` that ran the script again on every device, its frame is every rank's
+        past_start = _EveryRank(self.ranks, shows | started, frozenset(self.launches.callback_hooks) & launched) if started else paths
+        found = {id(save.node): (past_start if save.after_start else paths).path(save.frame) for save in self._saves}
+        one_process = self._beside_distributed_branch([save for save in self._saves if save.conditional and found[id(save.node)] is not None])
+        one_process |= self._rank_zero_first([(save, found[id(save.node)]) for save in self._saves if found[id(save.node)] is not None])
         for save in self._saves:
             if save.attribute in self._per_rank_attributes:
                 continue
-            path = paths.path(save.frame)
+            path = found[id(save.node)]
             if path is None and elsewhere and save.frame not in paths.guarded:
                 self._report_elsewhere(save)
             elif path is not None and id(save.node) not in one_process:
@@ -2595,6 +2733,9 @@ class _Save:
     # os.path.exists(cache): load, else: build and save`): a cache, which every rank finds
     # missing on a first run
     cache_miss: cst.BaseExpression | None = None
+    # after the `fit` of a Lightning Trainer that runs the script again on every device, in the
+    # same frame (ddplint.analyses.launches: Launches.after_start): every rank runs it
+    after_start: bool = False
 
 
 def _message(save: _Save, guard: str | None) -> str:

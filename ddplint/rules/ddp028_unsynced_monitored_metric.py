@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from ddplint.analyses.launches import Launches
 from ddplint.analyses.ranks import RankRegions
 from ddplint.core.diagnostics import Applicability, StepKind
 from ddplint.core.lines import split_lines
@@ -44,6 +45,9 @@ class _Log:
     names: dict[str, cst.BaseExpression]  # logged name -> its value
     rank_zero_region: bool
     named_by: dict[str, tuple[cst.CSTNode, str]] = field(default_factory=dict)  # a name -> where it is given, how
+    # the logged names whose value is a local bound (once) to what syncs itself (`valid_loss =
+    # -scores["csi"]` after `scores = self.valid_score.compute()`)
+    synced: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -122,7 +126,10 @@ class UnsyncedMonitoredMetric(Rule):
     or one that imports such a module) without `sync_dist=True`, or with `rank_zero_only=True`,
     and a Trainer in this file or such a module is set for several processes (`devices` or
     `gpus` above 1, -1, a list or a "0,1" string of several, `num_nodes` above 1, or a ddp,
-    fsdp or deepspeed `strategy`; a Trainer built from the command line,
+    fsdp or deepspeed `strategy`, also Lightning's `DDPStrategy(...)` or a project subclass of
+    it, and also through the `**kwargs` dict a function or method of the file returns,
+    `Trainer(**module.set_trainer_kwargs(devices=args.gpus))` (ddplint.analyses.launches:
+    `Launches.trainer_arguments`); a Trainer built from the command line,
     `Trainer.from_argparse_args(args)`, where a documented run of the script passes `--gpus`
     or `--devices` above 1 or `--num_nodes` above 1): that Trainer, or that run, is the chain's
     "several ranks run the hooks" step. Also a monitor of this file that no log call names in
@@ -131,7 +138,9 @@ class UnsyncedMonitoredMetric(Rule):
     (`self.log(f"{phase}/{name}", value)` in a loop over a loss breakdown, for `val/loss`; a part
     that is a loop's key over a dict a method of the class returns with literal keys, `for k, v
     in self.scores(batch).items()`, can be those keys alone), that call logs it, where the file's
-    Trainer fits (`trainer.fit(model)`) an object of its class alone.
+    Trainer fits (`trainer.fit(model)`) an object of its class alone. Not a value that is a
+    torchmetrics object or its `compute()`, which syncs itself, also through locals of the hook
+    bound once to one (`scores = self.valid_score.compute()`, then `-scores["csi"]`).
 
     Flagged too, where the callbacks, the Trainer's settings and the model are in the config
     files a LightningCLI script is given (Lightning 2.x builds all three from them): a
@@ -177,7 +186,7 @@ class UnsyncedMonitoredMetric(Rule):
     fix = Applicability.SAFE
     # `also`: the log call it looks at.
     trigger = SubclassTrigger(LIGHTNING_MODULE, also=(".log",))
-    analyses = (RankRegions,)
+    analyses = (RankRegions, Launches)
 
     flagged_examples = (
         Flagged(
@@ -232,6 +241,41 @@ class UnsyncedMonitoredMetric(Rule):
                 "metric monitored by ModelCheckpoint/EarlyStopping is logged with rank_zero_only=True: the other "
                 "ranks never record it and their callback fails or hangs on the missing key; log it on every rank "
                 "with sync_dist=True (`val/mse_rank0` is monitored by EarlyStopping in this file)",
+            ),
+        ),
+        Flagged(
+            # The Trainer's arguments are a dict a method returns, whose strategy is a project
+            # subclass of DDPStrategy: a DDP run of several ranks (Earthformer's ENSO script).
+            """
+            import pytorch_lightning as pl
+            from pytorch_lightning.callbacks import ModelCheckpoint
+            from pytorch_lightning.strategies import DDPStrategy
+
+            class ApexDDPStrategy(DDPStrategy):
+                pass
+
+            class Forecaster(pl.LightningModule):
+                def validation_epoch_end(self, outputs):
+                    self.log("valid_loss_epoch", -self.score(outputs), on_epoch=True)
+                    ^
+
+                def set_trainer_kwargs(self, **kwargs):
+                    best = ModelCheckpoint(monitor="valid_loss_epoch", save_top_k=3)
+                    ret = dict(callbacks=[best], strategy=ApexDDPStrategy(find_unused_parameters=False))
+                    ret.update(kwargs)
+                    return ret
+
+            def main(args):
+                model = Forecaster()
+                trainer_kwargs = model.set_trainer_kwargs(devices=args.gpus)
+                trainer = pl.Trainer(**trainer_kwargs)
+                trainer.fit(model)
+            """,
+            fix_edits=(('on_epoch=True)', 'on_epoch=True, sync_dist=True)'),),
+            messages=(
+                "metric monitored by ModelCheckpoint/EarlyStopping is logged without sync_dist=True: each rank "
+                "decides from its own shard's value, so the ranks keep different best checkpoints or stop at "
+                "different times; log it with sync_dist=True (`valid_loss_epoch` is monitored by ModelCheckpoint in this file)"
             ),
         ),
         Flagged(
@@ -297,6 +341,25 @@ class UnsyncedMonitoredMetric(Rule):
         ),
     )
     clean_examples = (
+        Clean(
+            # The monitored value is a local computed from a metric's `compute()`, which syncs
+            # its state across the ranks itself (Earthformer's SEVIR and N-body scripts).
+            """
+            import pytorch_lightning as pl
+            from pytorch_lightning.callbacks import ModelCheckpoint
+
+            class Nowcaster(pl.LightningModule):
+                def validation_epoch_end(self, outputs):
+                    scores = self.valid_score.compute()
+                    valid_loss = -scores["avg"]["csi"]
+                    self.log("valid_loss_epoch", valid_loss, on_epoch=True)
+
+            def main():
+                best = ModelCheckpoint(monitor="valid_loss_epoch", save_top_k=3)
+                trainer = pl.Trainer(devices=2, strategy="ddp", callbacks=[best])
+                trainer.fit(Nowcaster())
+            """
+        ),
         Clean(
             """
             import torch
@@ -503,6 +566,7 @@ class UnsyncedMonitoredMetric(Rule):
             names, log.named_by = self._from_dict(node, api)
             log.names = names
         if names:
+            log.synced = {name for name, value in names.items() if self._synced_through_locals(value, cls)}
             self._logs.append(log)
             return
         if api is LIGHTNING_LOG:
@@ -528,7 +592,8 @@ class UnsyncedMonitoredMetric(Rule):
         command line without them, by the options a documented run of this script passes."""
         project = self.model.project
         option = project.documented_value if project is not None else None
-        settings = _trainer_settings_cst(self.model, node, option)
+        given = node.args if from_command_line else self.model.get(Launches).trainer_arguments(node)
+        settings = _trainer_settings_cst(self.model, given, option)
         several = _several_devices(settings)
         if several is None and from_command_line and project is not None and not settings.keys() & _COUNT_SETTINGS:
             for command in project.runs(own=True):
@@ -730,7 +795,7 @@ class UnsyncedMonitoredMetric(Rule):
             for log in self._logs:
                 for name, value in log.names.items():
                     monitor = monitors.get(name)
-                    if monitor is None or self._synced_itself(value, log.cls):
+                    if monitor is None or name in log.synced or self._synced_itself(value, log.cls):
                         continue
                     judged.add((id(log.call), name))
                     self._judge(log, name, monitor, runs)
@@ -748,7 +813,7 @@ class UnsyncedMonitoredMetric(Rule):
             for log in (log for log in self._logs if log.cls == cls):
                 for name, value in log.names.items():
                     monitor = monitors.get(name)
-                    if monitor is None or (id(log.call), name) in judged or self._synced_itself(value, log.cls):
+                    if monitor is None or (id(log.call), name) in judged or name in log.synced or self._synced_itself(value, log.cls):
                         continue
                     judged.add((id(log.call), name))
                     self._judge(log, name, monitor, runs)
@@ -815,6 +880,15 @@ class UnsyncedMonitoredMetric(Rule):
         if not rank_zero and not log.rank_zero_region:
             fix = {log.call: _with_sync(log.call, api)}
         self.report(log.call, f"{message} ({note})", replace=fix, chain=chain)
+
+    def _synced_through_locals(self, value: cst.BaseExpression, cls: str, depth: int = 0) -> bool:
+        """`_synced_itself` of a value that reads locals of the hook (as the walk is in it):
+        what each name is bound to once, followed a few bindings deep."""
+        if depth > 4:
+            return False
+        names = [node.value for node in descendants(value) if isinstance(node, cst.Name)]
+        bound = [found for name in names if (found := self.model.constant(name)) is not None and found is not value]
+        return any(self._synced_itself(found, cls) or self._synced_through_locals(found, cls, depth + 1) for found in bound)
 
     def _synced_itself(self, value: cst.BaseExpression, cls: str) -> bool:
         """A torchmetrics object, or its `compute()`, which syncs across ranks itself."""
@@ -957,25 +1031,26 @@ def _callback_name(qualified: str) -> str:
     return qualified.rpartition(".")[2]
 
 
-def _trainer_settings_cst(model, call: cst.Call, option=None) -> dict[str, object]:
-    """The device settings a Trainer call gives, as `_several_devices` reads them; a setting
+def _trainer_settings_cst(model, given, option=None) -> dict[str, object]:
+    """The device settings a Trainer call gives (its arguments, or the keywords with their values
+    that ddplint.analyses.launches finds it passes), as `_several_devices` reads them; a setting
     read from a command-line option (`devices=args.devices`) is the value `option` says every
     documented run gives it (ProjectView.documented_value)."""
     settings: dict[str, object] = {}
-    for arg in call.args:
-        if arg.keyword is None or arg.keyword.value not in _DEVICE_SETTINGS:
+    pairs = given.items() if isinstance(given, dict) else ((arg.keyword.value, arg.value) for arg in given if arg.keyword is not None)
+    for keyword, value in pairs:
+        if keyword not in _DEVICE_SETTINGS:
             continue
-        value = arg.value
         if isinstance(value, (cst.List, cst.Tuple)):
-            settings[arg.keyword.value] = ("list", len(value.elements))
+            settings[keyword] = ("list", len(value.elements))
         elif isinstance(value, cst.Integer):
-            settings[arg.keyword.value] = int(value.value, 0)
+            settings[keyword] = int(value.value, 0)
         elif isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus) and isinstance(value.expression, cst.Integer):
-            settings[arg.keyword.value] = -int(value.expression.value, 0)
+            settings[keyword] = -int(value.expression.value, 0)
         elif isinstance(value, cst.Attribute) and option is not None:
-            settings[arg.keyword.value] = _option_setting(option(value.attr.value))
+            settings[keyword] = _option_setting(option(value.attr.value))
         else:
-            settings[arg.keyword.value] = model.string_value(value)
+            settings[keyword] = model.string_value(value)
     return settings
 
 
