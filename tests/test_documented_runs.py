@@ -566,7 +566,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
 """
 
 

@@ -3449,18 +3449,19 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
 """
 
 
-@pytest.mark.parametrize(
-    "path, runs, is_test",
-    [
-        ("test_zeroshot.py", "python -m torch.distributed.launch --nproc_per_node=8 test_zeroshot.py --config a.yaml\n", False),
-        ("test_zeroshot.py", "torchrun --nproc_per_node=8 train.py\n", True),
-        ("tests/test_zeroshot.py", "python -m torch.distributed.launch --nproc_per_node=8 tests/test_zeroshot.py\n", True),
-    ],
+# (path of the script, the project's launch command, whether it stays a test module)
+TEST_NAMED_RUNS = (
+    ("test_zeroshot.py", "python -m torch.distributed.launch --nproc_per_node=8 test_zeroshot.py --config a.yaml\n", False),
+    ("test_zeroshot.py", "torchrun --nproc_per_node=8 train.py\n", True),
+    ("tests/test_zeroshot.py", "python -m torch.distributed.launch --nproc_per_node=8 tests/test_zeroshot.py\n", True),
 )
+
+
+@pytest.mark.parametrize("path, runs, is_test", TEST_NAMED_RUNS)
 def test_a_test_named_script_a_launch_command_runs_is_an_evaluation_script(tmp_path, run, path, runs, is_test):
     """whwu95's test_zeroshot.py: `python -m torch.distributed.launch --nproc_per_node=8
     test_zeroshot.py` in scripts/run_test_zeroshot.sh runs it as eight processes; it is an
