@@ -1034,7 +1034,9 @@ class Project:
     def script_runs_alone(self, module: str) -> bool:
         """Whether `module`, run as the script (`python module.py`: only then does its `if
         __name__ == "__main__":` block run, never where another module imports it), runs as one
-        process: no launch command of the project may run it (`_unlaunched`), it holds no launch
+        process: other modules import it (a script that nothing imports, vi_latent_action's
+        finetune_libero.py, exists for that run, which its DDP model says is a launcher's), no
+        launch command of the project may run it (`_unlaunched`), it holds no launch
         point of Lightning, Fabric or Accelerate, and neither the code of its own that may run
         nor that of the project modules it imports may start processes, a process group or a
         framework's launcher (`_starts_nothing`: a utils module whose `init_distributed_mode()`
@@ -1046,7 +1048,8 @@ class Project:
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = (
-                not self.modules[module].get("launched") and self._unlaunched(module)
+                bool(self.program.importers_of(module))  # a library's self-test; a script nothing imports exists for its run
+                and not self.modules[module].get("launched") and self._unlaunched(module)
                 and self._starts_nothing(list(reachable([module], self.imports_of)))
             )
         return found
