@@ -498,7 +498,8 @@ if __name__ == "__main__":
     [
         (["torchrun --nproc_per_node=4 train.py"], DATASET, False),
         (["torchrun --nproc_per_node=4 train.py", "torchrun --nproc_per_node=2 tiles.py"], DATASET, True),
-        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\n" + DATASET, True),
+        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\n" + DATASET, False),
+        (["torchrun --nproc_per_node=4 train.py"], "import torch.distributed as dist\ndist.init_process_group('nccl')\n" + DATASET, True),
     ],
 )
 def test_a_main_block_of_a_module_the_training_scripts_import_runs_only_in_its_own_runs(tmp_path, run, runs, tiles, reported):
@@ -506,15 +507,96 @@ def test_a_main_block_of_a_module_the_training_scripts_import_runs_only_in_its_o
     splits the data without a generator; the DDP scripts only import its Dataset class. An
     import never runs that block, and run by hand the module (naming nothing distributed) is one
     process: no rank of a documented run reaches the split. Being imported does not make the
-    block's own run a run of several processes. A documented launch of the module itself, or a
-    module that names distribution, leaves it reported."""
+    block's own run a run of several processes, nor does torch.distributed named in the module
+    (Project.script_runs_alone: the block's own run starts nothing). A documented launch of the
+    module itself, or a module whose own run starts a process group, leaves it reported."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "train.py").write_text(SPLIT_TRAIN)
     (tmp_path / "run.sh").write_text("\n".join(runs) + "\n")
     (tmp_path / "tiles.py").write_text(tiles)
     run.cwd = tmp_path
     output = run("check", "--no-cache", "--select", "DDP010", ".").stdout
-    assert (f"tiles.py:{15 + (tiles != DATASET)}:" in output) == reported, output
+    assert (f"tiles.py:{15 + tiles.count(chr(10)) - DATASET.count(chr(10))}:" in output) == reported, output
+
+
+UTILS = """import os
+
+import torch
+import torch.distributed as dist
+
+
+def init_distributed_mode(args):
+    dist.init_process_group("nccl", init_method="env://")
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+
+
+def reduce_tensor(tensor):
+    dist.all_reduce(tensor)
+    return tensor / dist.get_world_size()
+
+
+def save_best(working_dir, model, optimizer):
+    best = "{}/model_best.pt".format(working_dir)
+    torch.save({"model_state_dict": model.state_dict(), "optimizer_state_dict": optimizer.state_dict()}, best)
+
+
+class Meter:
+    def sync(self):
+        rank = dist.get_rank()
+        self.value = reduce_tensor(torch.tensor(self.value).cuda()).item()
+
+
+def mean_average_precision(probs, labels):
+    return (probs.argmax(1) == labels).float().mean().cuda()
+
+
+if __name__ == "__main__":
+    probs = torch.load("similarity.pth")
+    print(mean_average_precision(probs, torch.arange(10)))
+"""
+
+EVALUATE = """import torch
+from utils import init_distributed_mode, reduce_tensor
+
+
+def main():
+    init_distributed_mode(None)
+    model = torch.load("model_best.pt")
+    return reduce_tensor(model(torch.ones(1)))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+"""
+
+
+@pytest.mark.parametrize(
+    "runs, block, reported",
+    [
+        ("torchrun --nproc_per_node=8 evaluate.py\n", "", False),
+        ("torchrun --nproc_per_node=8 evaluate.py\ntorchrun --nproc_per_node=2 utils.py\n", "", True),
+        ("torchrun --nproc_per_node=8 evaluate.py\n", "    init_distributed_mode(None)\n", True),
+    ],
+)
+def test_a_self_test_of_a_utils_module_that_names_distribution_runs_as_one_process(tmp_path, run, runs, block, reported):
+    """whwu95's utils/utils.py: the DDP scripts call its `init_distributed_mode()` and its
+    collectives; its `if __name__ == "__main__":` block loads saved score tensors to check its
+    metric. That block runs only as `python utils.py`, which no document starts and which starts
+    nothing (the process-group function is one only the importers call): one process, so DDP004
+    says nothing of the load (Project.script_runs_alone). The block calling
+    `init_distributed_mode()` itself, or a launch of utils.py, keeps it reported."""
+    utils = UTILS.replace('if __name__ == "__main__":\n', 'if __name__ == "__main__":\n' + block)
+    for name, text in {"pyproject.toml": "", "evaluate.py": EVALUATE, "utils.py": utils, "run.sh": runs}.items():
+        (tmp_path / name).write_text(text)
+    run.cwd = tmp_path
+    assert project.build(str(tmp_path)).script_runs_alone("utils") == (not reported)
+    if not reported:  # a script nothing imports exists for its own run: how it runs is not known
+        (tmp_path / "evaluate.py").write_text(EVALUATE.replace("from utils import", "from helpers import"))
+        assert not project.build(str(tmp_path)).script_runs_alone("utils")
+        (tmp_path / "evaluate.py").write_text(EVALUATE)
+    output = run("check", "--no-cache", "--select", "DDP004", ".").stdout
+    load = f"utils.py:{33 + bool(block)}:"
+    assert (load in output) == reported, output
 
 
 YOLO_TRAIN = """import os

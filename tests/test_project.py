@@ -3430,3 +3430,79 @@ def test_an_mpi_collective_waits_for_the_ranks_only_where_an_mpi_launcher_starts
         else:
             (root / "run.sh").write_text(command + "\n")
         assert [f[:4] for f in _findings(run("check", "--no-cache", "--select", "DDP008", ".").stdout)] == expected, command
+
+
+EVAL_SCRIPT = """import argparse
+
+import torch
+import torch.distributed as dist
+
+from utils import init_distributed_mode
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--local_rank", type=int, default=0)
+    args = parser.parse_args()
+    init_distributed_mode(args)
+    torch.cuda.set_device(args.local_rank)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+"""
+
+
+# (path of the script, the project's launch command, whether it stays a test module)
+TEST_NAMED_RUNS = (
+    ("test_zeroshot.py", "python -m torch.distributed.launch --nproc_per_node=8 test_zeroshot.py --config a.yaml\n", False),
+    ("test_zeroshot.py", "torchrun --nproc_per_node=8 train.py\n", True),
+    ("tests/test_zeroshot.py", "python -m torch.distributed.launch --nproc_per_node=8 tests/test_zeroshot.py\n", True),
+)
+
+
+@pytest.mark.parametrize("path, runs, is_test", TEST_NAMED_RUNS)
+def test_a_test_named_script_a_launch_command_runs_is_an_evaluation_script(tmp_path, run, path, runs, is_test):
+    """whwu95's test_zeroshot.py: `python -m torch.distributed.launch --nproc_per_node=8
+    test_zeroshot.py` in scripts/run_test_zeroshot.sh runs it as eight processes; it is an
+    evaluation script, not a pytest module (Project.is_test), run by several processes, so DDP012
+    reports its --local_rank parser. Unlaunched, or in a tests/ suite folder, it stays a test
+    module that starts no processes itself: one process (its process group comes from utils.py)."""
+    utils = "import torch.distributed as dist\n\n\ndef init_distributed_mode(args):\n    dist.init_process_group('nccl')\n"
+    for name, text in {"pyproject.toml": "", "scripts/run.sh": runs, "train.py": "", "utils.py": utils, path: EVAL_SCRIPT}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    index = project.build(str(tmp_path))
+    module = index.names[path]
+    assert index.is_test(module) == is_test
+    assert index.module_view(module).single_process == is_test
+    run.cwd = tmp_path
+    found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP012", ".").stdout)]
+    assert found == ([] if is_test else [(path, 11, "DDP012")]), found
+
+
+CONFTEST = """import os
+
+import torch
+
+if os.environ.get("PYTEST_XDIST_WORKER", "master") != "master" and torch.cuda.is_available():
+    worker = int(os.environ["PYTEST_XDIST_WORKER"].lstrip("gw"))
+    local_gpu_rank = worker % torch.cuda.device_count()
+    torch.cuda.set_device(local_gpu_rank)
+    os.environ["CUDA_VISIBLE_DEVICES"] = str(local_gpu_rank)
+"""
+
+
+@pytest.mark.parametrize("path, reported", [("pkg/utils/unittests/conftest.py", False), ("pkg/utils/gpus.py", True)])
+def test_a_conftest_pinning_its_pytest_worker_is_no_rank(tmp_path, run, path, reported):
+    """nequip's nequip/utils/unittests/conftest.py pins each pytest-xdist worker to a GPU with
+    set_device and then sets CUDA_VISIBLE_DEVICES for the processes its tests launch: a conftest
+    is test infrastructure that pytest imports into its own workers, no rank of a training run
+    (ProjectView.test_runner_process), so DDP017 says nothing there; the same code in a module of
+    the package, which a rank may import, stays reported."""
+    for name, text in {"pyproject.toml": "", "train.py": "import torch.distributed as dist\n", path: CONFTEST}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    run.cwd = tmp_path
+    found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP017", ".").stdout)]
+    assert found == ([(path, 9, "DDP017")] if reported else []), found

@@ -436,6 +436,7 @@ _MAIN_GUARD = re.compile(r"^if\s+__name__\s*==\s*['\"]__main__['\"]", re.M)
 # Where tests live: a tests/test folder, test_*.py, *_test.py, conftest.py.
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 _TEST_FOLDER = re.compile(r"(?:^|/)tests?/")  # a test suite's folder, not a `test_*.py` evaluation script
+_CONFTEST = "conftest.py"  # pytest's per-folder plugin: test infrastructure wherever it lies
 # A call that places a tensor or module on CUDA, on text: `.cuda(`, `.to(0)`, `.to("cuda...")`,
 # `.to(torch.device("cuda"))`, `device="cuda..."`, `torch.cuda.FloatTensor(`.
 _CUDA_CALL = re.compile(
@@ -1020,6 +1021,43 @@ class Project:
         *_test.py, conftest.py."""
         return _TEST_PATH.search(relative) is not None
 
+    def is_test(self, module: str) -> bool:
+        """Whether `module` is a test module (`is_test_path`) that a test runner imports, not a
+        script the project runs: a `test_*.py` outside a test suite's folder that a launch
+        command of the project runs (`python -m torch.distributed.launch --nproc_per_node=8
+        test_zeroshot.py`, `torchrun ... test.py`: ProjectView.launches) is an evaluation script,
+        run by as many processes as that command starts. A module in a tests/ folder stays a
+        test, and so does a conftest.py: pytest imports it into each of its own processes."""
+        relative = self.relpaths[module].replace(os.sep, "/")
+        if _TEST_PATH.search(relative) is None:
+            return False
+        if _TEST_FOLDER.search(relative) is not None or os.path.basename(relative) == _CONFTEST:
+            return True
+        return not self.module_view(module).launches(own=True)
+
+    def script_runs_alone(self, module: str) -> bool:
+        """Whether `module`, run as the script (`python module.py`: only then does its `if
+        __name__ == "__main__":` block run, never where another module imports it), runs as one
+        process: other modules import it (a script that nothing imports, vi_latent_action's
+        finetune_libero.py, exists for that run, which its DDP model says is a launcher's), no
+        launch command of the project may run it (`_unlaunched`), it holds no launch
+        point of Lightning, Fabric or Accelerate, and neither the code of its own that may run
+        nor that of the project modules it imports may start processes, a process group or a
+        framework's launcher (`_starts_nothing`: a utils module whose `init_distributed_mode()`
+        only the training scripts call, with a self-test of its metric in its `__main__` block).
+        Whether other modules import it, or it names torch.distributed, does not matter: the
+        question is how many processes the block's own run has (for every rule that asks who
+        runs a `__main__` block: ProjectView.runs_reaching, DDP004's loads)."""
+        key = ("script runs alone", module)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = (
+                bool(self.program.importers_of(module))  # a library's self-test; a script nothing imports exists for its run
+                and not self.modules[module].get("launched") and self._unlaunched(module)
+                and self._starts_nothing(list(reachable([module], self.imports_of)))
+            )
+        return found
+
     @functools.cached_property
     def reach(self) -> Reach:
         """Which code the project's entry points reach (ddplint.model.reach)."""
@@ -1566,11 +1604,10 @@ class Project:
             return None
         return _notebook_commands(text) if relative.endswith(".ipynb") else text
 
-    def demo(self, module: str, imported: bool = False) -> bool:
-        """Whether no module imports `module` (with `imported`: whatever imports it, for the
-        runs of the module as the script) and none of the project modules it reaches through
+    def demo(self, module: str) -> bool:
+        """Whether no module imports `module` and none of the project modules it reaches through
         its imports names anything distributed (for ProjectView.single_process)."""
-        if not imported and self.program.importers_of(module):
+        if self.program.importers_of(module):
             return False
         return not any(self.modules[reached]["dist"] for reached in reachable([module], self.imports_of) if reached != module)
 
@@ -1589,13 +1626,12 @@ class Project:
             )
         return found
 
-    def one_process_script(self, module: str, imported: bool = False) -> bool:
+    def one_process_script(self, module: str) -> bool:
         """Whether `module` is an entry script that runs as one process: it starts no
         processes, names nothing distributed, has no launch point of Lightning, Fabric or
-        Accelerate, and is a `demo` (with `imported`: whatever imports it; an import never
-        runs its `__main__` block, so that block runs only where the module is the script)."""
+        Accelerate, and is a `demo` (run as the script whatever imports it: `script_runs_alone`)."""
         facts = self.modules[module]
-        return bool(facts.get("main")) and not facts["dist"] and not facts.get("starts") and not facts.get("launched") and self.demo(module, imported)
+        return bool(facts.get("main")) and not facts["dist"] and not facts.get("starts") and not facts.get("launched") and self.demo(module)
 
     def runs_alone(self, module: str) -> bool:
         """Whether `module` is an entry that runs as one process, whatever it calls: a test
@@ -2850,6 +2886,16 @@ class ProjectView:
         return _TEST_FOLDER.search(relative) is not None and not self.runs() and self.project._unlaunched(self.module)
 
     @functools.cached_property
+    def test_runner_process(self) -> bool:
+        """Whether this module runs only in a test runner's processes: a test module that the
+        runner imports (Project.is_test: a conftest.py, a module of a tests/ folder, a `test_*.py`
+        no launch command runs) and that starts no processes (`single_process`): pytest and its
+        pytest-xdist workers, each one process, no rank of a training run. Settings it makes for
+        the processes its tests start (the environment a child reads when it starts) are no
+        rank's."""
+        return self.project.is_test(self.module) and self.single_process
+
+    @functools.cached_property
     def one_rank(self) -> bool:
         """Whether this module runs in a world of one rank in every documented run: it runs as
         one process (`single_process`), or every script that runs it (as `_only_one_process_runs`
@@ -2964,7 +3010,7 @@ class ProjectView:
         The project's tests and what only they import are not on the way."""
         program, assigned = self.project.program, re.compile(rf"\.{re.escape(name)}\s*=(?!=)")
         # a test module sets options for its own runs (`args.fsdp = False`), never for a documented one
-        users = [user for user in self.users if not self.project.is_test_path(self.project.relpaths[user])]
+        users = [user for user in self.users if not self.project.is_test(user)]
         modules = {module for user in users for module in (user, *self.project.imports_of(user))}
         return sum(len(assigned.findall(program.read(module) or "")) for module in sorted(modules)) > allowed
 
@@ -3256,15 +3302,17 @@ class ProjectView:
     def _runs_documented_elsewhere(self) -> bool:
         """Whether the project documents runs (its shell scripts and documents launch or run a
         script), none of this module's own, and this module, run by hand, runs as one process
-        (`single_process`: it names nothing distributed, nor does what it imports, and no
-        launcher of the project runs it; whether other modules import it does not matter here,
-        since an import never runs the block: a dataset module's self-test): no documented run,
-        and no run of several processes, reaches the code only its `__main__` block runs."""
+        (`single_process`, or Project.script_runs_alone: no launcher of the project runs it and
+        nothing its run executes starts processes or a process group; whether other modules import
+        it, or it names torch.distributed in functions only they call, does not matter here,
+        since an import never runs the block: a dataset module's self-test, a utils module's
+        metric check): no documented run, and no run of several processes, reaches the code only
+        its `__main__` block runs."""
         project = self.project
         if not (project.launch_commands or project.plain_runs) or self.runs(own=True):
             return False
         # the modules that import it never run the block: as the script, is it one process?
-        return self.single_process or project.one_process_script(self.module, imported=True) and self.launch_line(own=True) is None
+        return self.single_process or project.script_runs_alone(self.module)
 
     def _script_runs(self, own: bool = False) -> tuple[list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]], frozenset[str], dict[str, DeclaredOptions]] | None:
         """Each documented run of a script that runs this module (an entry among `users`, tests
@@ -3289,7 +3337,7 @@ class ProjectView:
         found = []
         entries = set(self.project.reach.entries)
         for user in [self.module] if own else self.users:
-            if user not in entries or self.project.is_test_path(self.project.relpaths[user]):
+            if user not in entries or self.project.is_test(user):
                 continue
             view = self.project.module_view(user)
             runs = view.runs(own=True)
@@ -3536,7 +3584,7 @@ class ProjectView:
             for _ in range(3):
                 pending = [found for module in pending for found in self.project.imports_of(module) if found not in modules]
                 modules.update(pending)
-            modules = {module for module in modules if not self.project.is_test_path(self.project.relpaths[module])}
+            modules = {module for module in modules if not self.project.is_test(module)}
             settings = Settings()
             if any("yacs" in (self.program.read(module) or "") for module in modules):
                 for module in sorted(modules):
@@ -3623,8 +3671,7 @@ class ProjectView:
         project = self.project
         if facts.get("starts"):
             return self._only_run_by(lambda root: project.spawns_on_one_gpu(root) or project.spawns_one(root))
-        relative = project.relpaths[self.module].replace(os.sep, "/")
-        if _TEST_PATH.search(relative):
+        if project.is_test(self.module):
             return True
         if facts["dist"]:
             return self._launched_as_one_process() or self._only_one_process_runs or self._only_run_by(

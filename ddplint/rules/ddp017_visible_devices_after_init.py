@@ -51,7 +51,11 @@ class VisibleDevicesAfterInit(Rule):
     (the two never run in one pass), in the branch only a run without distribution takes
     (`else:` of `if args.distributed:`), and in files
     that start other processes (subprocess, multiprocessing, `mp.spawn`): children read the
-    variable when they start, which is the right way to choose their GPUs. No fix: set the
+    variable when they start, which is the right way to choose their GPUs. Nor in a test
+    module that a test runner imports and that starts no processes (a conftest.py, a module of a
+    tests/ folder: ProjectView.test_runner_process): its processes are pytest-xdist workers, no
+    ranks, and a conftest that pins its worker with `set_device` sets the variable for the
+    processes its tests launch. No fix: set the
     variable before anything touches CUDA, best in the launcher's environment.
     """
 
@@ -330,5 +334,7 @@ class VisibleDevicesAfterInit(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._launches_processes:
             return
+        if self.model.project is not None and self.model.project.test_runner_process:
+            return  # a conftest or test module: pytest's workers, no ranks; set for what its tests start
         for node in self._late_writes:
             self.report(node)
