@@ -51,6 +51,10 @@ RANK_NAMES = frozenset(
 # Calls that only a distributed run makes (without a process group they raise; a state dict's
 # gathering from an FSDP model or a DCP helper runs in one process too)
 _NEEDS_GROUP = frozenset((*DISTRIBUTED_SAMPLER, *DDP, *GET_RANK, *COLLECTIVES.keys() - STATE_GATHERING.keys()))
+# The global rank as the job schedulers and MPI launchers that start one process per task name
+# it (`int(os.environ["SLURM_PROCID"])` under srun): a rank's value, unlike RANK_ENVIRONMENT no
+# sign that a launcher of torch started the process (a one-task srun job sets it too).
+SCHEDULER_RANKS = frozenset({"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"})
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_world_rank", "get_ordinal", "Get_rank"})
 # The dimensions of a rank the rules tell apart (`rank_dimension`): the rank in the whole job,
 # the data-parallel rank (which copy of the model), and a rank inside one copy (tensor,
@@ -206,7 +210,7 @@ def is_rank_expression(expr: cst.BaseExpression) -> bool:
 
 def rank_dimension(expr: cst.BaseExpression) -> str | None:
     """Which rank `expr` reads, by its name: GLOBAL (`rank`, `args.local_rank`, `get_rank()`,
-    `rank()`, `os.environ["RANK"]`, a configuration's `opt["rank"]`, `rank % gpus_per_node`),
+    `rank()`, `os.environ["RANK"]` or `["SLURM_PROCID"]`, a configuration's `opt["rank"]`, `rank % gpus_per_node`),
     DATA (`mpu.get_data_parallel_rank()`, `dp_rank`, `replica_id`) or MODEL
     (`get_tensor_model_parallel_rank()`, `pp_rank`, `mp_rank`); None for anything else."""
     expr = strip_int(expr)
@@ -215,11 +219,11 @@ def rank_dimension(expr: cst.BaseExpression) -> str | None:
         return GLOBAL if rank_dimension(expr.left) == GLOBAL else None  # the local rank
     if kind is cst.Call:
         name = last_name(expr) or ""
-        if name in RANK_FUNCTIONS or name in RANK_NAMES or environment_key(expr) in RANK_ENVIRONMENT:
+        if name in RANK_FUNCTIONS or name in RANK_NAMES or environment_key(expr) in (*RANK_ENVIRONMENT, *SCHEDULER_RANKS):
             return GLOBAL
         return _parallel_dimension(name)
     if kind is cst.Subscript:
-        if environment_key(expr) in RANK_ENVIRONMENT:
+        if environment_key(expr) in (*RANK_ENVIRONMENT, *SCHEDULER_RANKS):
             return GLOBAL
         key = (_string_key(expr) or "").lower()  # type: ignore[arg-type]
         return GLOBAL if key in RANK_NAMES else _parallel_dimension(key)
@@ -1374,9 +1378,8 @@ class RankFacts:
             return self._switches[(f".{key[len(cls) + 1:]}", None)]  # `self.args.flag`: the `args` it was handed
         if cls is not None and key is not None and key.startswith(f"{cls}.") and "." not in key[len(cls) + 1 :]:
             values = self._with_passed(self._inherited(cls, key[len(cls) + 1 :]))  # `self.x`, also set in a base class
-        if not values and key is not None and key.count(".") == 2 and key.startswith(".") and self.context is not None:
-            holder, _, attribute = key[1:].partition(".")  # `opt.log` set by `init_dist(opt)` of another module
-            return held_in_attribute(self.context.handed_attribute(self.model.project.module, holder, attribute))
+        if not values and key is not None and key.count(".") == 2 and self.context is not None:
+            return self._set_elsewhere(key, function, cls, self_name)
         if not values:
             return None
         if key in self._resolving:
@@ -1388,6 +1391,27 @@ class RankFacts:
             return _held_by(values, resolve, (self._NOTHING, self._UNREACHED))
         finally:
             self._resolving.discard(key)
+
+    def _set_elsewhere(self, key: str, function: cst.FunctionDef | None, cls: str | None, self_name: str | None):
+        """What an attribute of a namespace (`key`: `.opt.log`, `Runner.args.proc_id`) that this
+        module never assigns holds, as other modules assign it: `opt.log` set by `init_dist(opt)`
+        of another module (handed_attribute); `self.args.proc_id`, or `args.proc_id` after
+        `args = self.args`, in a class whose `__init__` keeps its parameter as `self.args`, set
+        by the code that builds the object or a helper it hands the namespace to
+        (`ddp_init(args)`, then `Runner(args)`: ProcessContext.kept_attribute). None: not known."""
+        context, module = self.context, self.model.project.module
+        if not key.startswith("."):
+            return context.kept_attribute(module, cls, key[len(cls) + 1 :]) if cls is not None and key.startswith(f"{cls}.") else None
+        holder, _, attribute = key[1:].partition(".")
+        held = held_in_attribute(context.handed_attribute(module, holder, attribute))
+        if held is not None or cls is None or self_name is None:
+            return held
+        owner = self._name_owner(holder, function)
+        bound = self._names.get(owner, {}).get(holder, ()) if owner is not None else ()
+        kept = bound[0] if len(bound) == 1 else None  # `args = self.args`, bound once
+        if isinstance(kept, cst.Attribute) and isinstance(kept.value, cst.Name) and kept.value.value == self_name:
+            return context.kept_attribute(module, cls, f"{kept.attr.value}.{attribute}")
+        return None
 
     def _at_call(
         self, called: cst.FunctionDef, call: cst.Call, function: cst.FunctionDef | None, cls: str | None, self_name: str | None

@@ -402,7 +402,9 @@ class ProcessContext:
         assigns, in the function that makes the call, to attribute `attribute` of the object it
         passes for parameter `name` (`args.gpu = gpu` then `Trainer(args, ...)`: what the
         callers of that function pass for `gpu`; `args.gpu = 0`: "0"); a caller that hands on a
-        parameter of its own untouched answers for its callers. None where that is not known:
+        parameter of its own untouched answers for its callers, and one that hands the object to
+        functions that assign the attribute (`ddp_init(args)`, then `Runner(args)`) by what they
+        assign (`_handed_texts`). None where that is not known:
         a call not read, an object passed as anything but a name, one whose attribute the
         caller binds otherwise (`+=`, unpacking) or not at all."""
         function = self.program.definition(module, key)
@@ -432,6 +434,10 @@ class ProcessContext:
                     forwarded = self._forwarded(site, value, depth)
                     found.extend(forwarded if forwarded is not None else [ast.unparse(self._local_value(site, value))])
                 continue
+            handed = self._handed_texts(caller, site.caller, given.id, attribute, depth)
+            if handed:
+                found.extend(handed)
+                continue
             parameters = (*caller.args.posonlyargs, *caller.args.args, *caller.args.kwonlyargs)
             inner = None if _rebinds(caller, given.id) or given.id not in (a.arg for a in parameters) else (
                 self.namespace_attribute(site.caller, site.caller_key, given.id, attribute, depth + 1)
@@ -440,6 +446,28 @@ class ProcessContext:
                 return None
             found.extend(inner)
         return found
+
+    def _handed_texts(self, caller: ast.AST, module: str, name: str, attribute: str, depth: int) -> list[str]:
+        """The source text of what the functions that `caller` (a function of `module`) hands
+        the object `name` holds to assign to its `<attribute>`, through the functions they hand
+        it on to (`_set_by`): `ddp_init(args)` before `Runner(args)`, its helper setting
+        `args.proc_id = args.local_rank`; [] where none does."""
+        import libcst as cst
+
+        texts: list[str] = []
+        for call in (node for node in walk(caller) if isinstance(node, ast.Call)):
+            target = self.program.resolve(module, dotted(call.func) or "", None)
+            if target is not None:
+                found = self._set_by(target, call, name, attribute, depth + 1)
+                texts += [cst.Module([]).code_for_node(value) for value, _, _ in found]
+        return texts
+
+    def kept_attribute(self, module: str, cls: str, path: str):
+        """What `self.<path>` (`args.proc_id`), read in a method of class `cls` of `module`,
+        holds where the class's `__init__` keeps a parameter as `self.args`: what the code
+        that builds the object, or a function it hands the object to, assigns that attribute
+        (ddplint.analyses.ranks.held_in_attribute); None: nothing known."""
+        return self._self_attribute(module, cls, path, 0) if path.count(".") == 1 else None
 
     def _module_rank(self, module: str, name: str):
         """The rank (ddplint.analyses.ranks.RankValue) a variable of `module`'s own code holds:
