@@ -12,7 +12,7 @@ from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATE_SPLIT_METHOD, ACCELERATOR, ALL_GENERATORS, BROADCAST, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, GET_WORKER_INFO, WORKER_ID_ATTRIBUTE, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
-    LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
+    LIGHTNING_HPARAMS, LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
     TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
 )
 from ddplint.model.records import CallResult, Instance, Loader, Place
@@ -404,6 +404,38 @@ class SharedSeedDataPath(Rule):
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(torch.randint at example.py:18, in FrameDiffusion.training_step, which trainer.fit runs each step)"
+            ),
+        ),
+        Flagged(
+            # The LightningModule seeds in its `__init__` with a saved hyperparameter (the
+            # configuration every rank loads); the Trainer then fits it, and its training_step
+            # draws the noise of each step from that generator on every rank.
+            """
+            import lightning as L
+            import torch
+
+            class Vocoder(L.LightningModule):
+                def __init__(self, **hparams):
+                    super().__init__()
+                    self.save_hyperparameters()
+                    torch.manual_seed(self.hparams.train.seed)
+                    ^
+
+                def training_step(self, batch, batch_idx):
+                    noise = torch.randn_like(batch)
+                    return self.net(batch + noise).pow(2).mean()
+
+            def train(hparams):
+                trainer = L.Trainer(accelerator="gpu", devices=4, strategy="ddp")
+                model = Vocoder(**hparams)
+                trainer.fit(model)
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like at example.py:11, in Vocoder.training_step, which trainer.fit runs each step on "
+                "this object)"
             ),
         ),
         Flagged(
@@ -1873,12 +1905,14 @@ class SharedSeedDataPath(Rule):
     def _judge_constructor(self, seed: _Seed) -> None:
         """A seed in the `__init__` of a project class: reported when a function of this module
         builds an object of that class (`trainer = Trainer(args)`) and then calls a method of it
-        whose training loop draws from the seeded generators each step (`trainer.train()`),
-        unless that function seeds the same generators again between the two."""
+        whose training loop draws from the seeded generators each step (`trainer.train()`), or,
+        for a LightningModule, fits it (`trainer.fit(model)`: the Trainer's step loop runs its
+        `training_step` on every rank), unless that function seeds the same generators again
+        between the two."""
         if seed.cls is None or seed.frame != f"{seed.cls}.{CONSTRUCTOR}":
             return
         for call, method in self._object_calls:
-            if method is None or method == CONSTRUCTOR or any(
+            if method == CONSTRUCTOR or method is None and not self._lightning_class(seed.cls) or any(
                 other.frame == call.frame and other.order < call.order and other.generators >= seed.generators
                 for other in self._seeds
             ):
@@ -2128,7 +2162,12 @@ class SharedSeedDataPath(Rule):
     def _report_object(self, seed: _Seed, call: _LoopCall, method: str | None, cls: str, found: tuple[Place, str],
                        via: _LoopCall | None, built: bool = False) -> None:
         place, what = found
-        if built:  # the seed is in the constructor of the object whose method `call` runs
+        if built and method is None:  # a LightningModule seeding in its constructor, then fitted
+            does = ""
+            step = (f"the Trainer fits a {cls} (whose {CONSTRUCTOR} seeds) here: it runs {cls}.training_step on "
+                    "every rank, every step")
+            where = f"{what} at {place}, in {cls}.training_step, which trainer.fit runs each step on this object"
+        elif built:  # the seed is in the constructor of the object whose method `call` runs
             does = ""
             caller = f"{call.frame}()" if call.frame else "the module's code"
             step = (f"{caller} builds a {cls} (whose {CONSTRUCTOR} seeds) and then calls {cls}.{method}() on it, "
@@ -2302,11 +2341,18 @@ class SharedSeedDataPath(Rule):
         if isinstance(expr, cst.Name):
             constant = self.model.constant(name)
             return self._same_on_every_rank(constant, at, depth + 1) if constant is not None else self._filled(name, at)
+        if name.startswith(f"self.{LIGHTNING_HPARAMS}.") and self._lightning_class(at.cls):
+            return True  # the arguments its constructor saved (`save_hyperparameters()`): the configuration
         if name.startswith("self."):
             elsewhere = [b for b in self._bound if b.name == name and b.cls == at.cls and b.cls is not None]
             values = [self._same_on_every_rank(b.value, at, depth + 1) for b in elsewhere]
             return None if not values or None in values else all(values)
         return True  # an option or configuration value: the same command line and files on every rank
+
+    def _lightning_class(self, cls: str | None) -> bool:
+        """Whether `cls`, a class of this module, is a LightningModule (or derives from one)."""
+        project = self.model.project
+        return cls is not None and project is not None and project.program.derives_from(project.module, cls, LIGHTNING_MODULE)
 
     def _filled(self, name: str, at: _Seed) -> bool | None:
         """For a parameter `name` of the seed's function: whether what fills it is the same on
