@@ -176,8 +176,15 @@ class SharedSeedDataPath(Rule):
     same generators again between the two. Also when a generator of its own (`g = torch.Generator(device=d).manual_seed(23123134)`,
     or `g.manual_seed(args.seed)`) is seeded with such a value on every rank and a training loop
     after it in the same function hands it to a torch draw on every step (`torch.rand(n,
-    generator=g)`: the conditioning-dropout mask, the noise, the timesteps); reported at its
-    `manual_seed`.
+    generator=g)`: the conditioning-dropout mask, the noise, the timesteps), or iterates a DataLoader
+    with worker processes given it as `generator=` (PyTorch's reproducibility recipe, `g.manual_seed(0)`):
+    each pass draws the workers' base seed from it, so worker k of every rank seeds torch, numpy
+    and random alike and its Dataset's `__getitem__` draws the same augmentations (also with a
+    `worker_init_fn` of the module that reseeds from `torch.initial_seed()` without the rank);
+    reported at its `manual_seed`. Also when the `__init__` of a LightningModule seeds (its
+    `self.hparams`, the arguments `save_hyperparameters()` kept, counting as configuration) and a
+    function of its module builds it and has a Trainer fit it: the Trainer runs its
+    `training_step` on every rank, every step.
 
     Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`, `seed +
     fabric.global_rank`, `device_specific=True`, a variable one branch binds to the rank: nanoGPT's
@@ -1031,8 +1038,79 @@ class SharedSeedDataPath(Rule):
             """,
             messages=(_SEEDED + "(numpy.random.uniform after this seed, in worker k of every rank)",),
         ),
+        Flagged(
+            # PyTorch's reproducibility recipe on every rank: the DataLoader draws its workers'
+            # base seed from the generator it is given, seeded with 0 on every rank, so worker k of
+            # every rank seeds torch and random with the same base_seed + k (and seed_worker reseeds
+            # them from that): the workers of all ranks rotate their different images alike.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Lanes(Dataset):
+                def __getitem__(self, index):
+                    angle = random.uniform(-10.0, 10.0)
+                    return self.images[index], angle
+
+            def seed_worker(worker_id):
+                worker_seed = torch.initial_seed() % 2**32
+                random.seed(worker_seed)
+
+            def train(model, optimizer):
+                dist.init_process_group("nccl")
+                dataset = Lanes()
+                g = torch.Generator()
+                g.manual_seed(0)
+                  ^
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=4,
+                                    worker_init_fn=seed_worker, generator=g)
+                for epoch in range(10):
+                    for images, angles in loader:
+                        model(images, angles).mean().backward()
+                        optimizer.step()
+            """,
+            messages=(
+                "a generator seeded with the same value on every rank feeds the random draws of each training step "
+                "(noise, timesteps, masks): every rank draws the same values; add the rank to its seed (seed + rank) "
+                "(random.uniform at example.py:8, in Lanes.__getitem__, which the training loop's DataLoader workers "
+                "run each step, seeded from `g` alike on every rank)"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The DataLoader's generator is seeded alike, but a worker_init_fn adds the rank to
+            # what each worker draws from, or the loader starts no workers (the generator then
+            # only orders the indices, and the sampler splits them across ranks).
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Lanes(Dataset):
+                def __getitem__(self, index):
+                    return self.images[index], random.uniform(-10.0, 10.0)
+
+            def seed_worker(worker_id):
+                random.seed(torch.initial_seed() % 2**32 + dist.get_rank())
+
+            def train(model, optimizer, workers):
+                dist.init_process_group("nccl")
+                dataset = Lanes()
+                g = torch.Generator()
+                g.manual_seed(0)
+                per_rank = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=4,
+                                      worker_init_fn=seed_worker, generator=g)
+                no_workers = DataLoader(dataset, sampler=DistributedSampler(dataset), generator=g)
+                for images, angles in per_rank:
+                    model(images, angles).mean().backward()
+                for images, angles in no_workers:
+                    model(images, angles).mean().backward()
+            """
+        ),
         Clean(
             # The worker id with the rank added, the id of another object than the worker's
             # information, and a seed from the worker id that nothing after it draws from.
@@ -1955,10 +2033,11 @@ class SharedSeedDataPath(Rule):
             where = "runs in this process (no workers) each step"
         else:
             some = " (if any)" if workers is None else ""
-            runs = (f"a DataLoader over a {name}{picked} whose worker processes{some} draw their base seed from torch's "
-                    "seeded generator on each pass, the same on every rank; worker k seeds torch, numpy and random "
-                    "with it and k, and runs")
-            where = "workers run each step, seeded from torch's generator alike on every rank"
+            source = f"the generator `{seed.private}` it is given" if seed.private else "torch's seeded generator"
+            runs = (f"a DataLoader over a {name}{picked} whose worker processes{some} draw their base seed from {source} "
+                    "on each pass, the same on every rank; worker k seeds torch, numpy and random with it and k, and runs")
+            alike = f"`{seed.private}`" if seed.private else "torch's generator"
+            where = f"workers run each step, seeded from {alike} alike on every rank"
         steps = [
             *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
             Link(StepKind.REACHES, f"the training loop iterates {runs} {name}.__getitem__, which draws {what}, "
@@ -2070,15 +2149,25 @@ class SharedSeedDataPath(Rule):
             return _one_kind(self.model.get(ParserOptions).documented_values(value))
         return int(value.value, 0) if isinstance(value, cst.Integer) else None
 
-    @staticmethod
-    def _loader_generators(seed: _Seed, loader: cst.Call, workers: int | None) -> frozenset[str]:
+    def _loader_generators(self, seed: _Seed, loader: cst.Call, workers: int | None) -> frozenset[str]:
         """The generators a DataLoader's `__getitem__` draws from alike on every rank after `seed`.
         Without workers, those the seed seeded (the main process runs it). With workers, each
         pass over the loader draws the workers' base seed from torch's default generator (the
         DataLoader iterator's `_base_seed`), and worker k seeds torch and random with base_seed + k
         and numpy from both (torch >= 1.9, `_utils/worker.py`'s `_worker_loop`): all three alike on
         every rank when the seed seeded torch's, unless a `worker_init_fn` or a `generator=` of
-        the program's own decides it. A worker count unknown: what both cases share."""
+        the program's own decides it. A worker count unknown: what both cases share. For a
+        generator of its own (`seed.private`) given as the DataLoader's `generator=`: each pass
+        draws the base seed from it (`_BaseDataLoaderIter.__init__`: `.random_(generator=
+        loader.generator)`), so with workers all three alike, unless a `worker_init_fn` that may
+        add the rank reseeds them (`_rank_free_init`)."""
+        if seed.private is not None:
+            given = argument_for(loader, DATALOADER, DRAW_GENERATOR)
+            init = argument_for(loader, DATALOADER, "worker_init_fn")
+            if not workers or given is None or dotted_name(given.value) != seed.private or \
+                    init is not None and not self._rank_free_init(init.value):
+                return frozenset()
+            return ALL_GENERATORS
         if workers == 0:
             return seed.generators
         if "torch" not in seed.generators or any(
@@ -2086,6 +2175,17 @@ class SharedSeedDataPath(Rule):
         ):
             return frozenset()
         return ALL_GENERATORS if workers is not None else seed.generators
+
+    def _rank_free_init(self, init: cst.BaseExpression) -> bool:
+        """Whether a `worker_init_fn` is a function of this module none of whose seeds adds the
+        rank (`np.random.seed(torch.initial_seed() % 2**32)`: the worker's base_seed + k, the same
+        in worker k of every rank when the base seed is)."""
+        if not isinstance(init, cst.Name) or self.model.project is None:
+            return False
+        if self.model.project.program.definition(self.model.project.module, init.value) is None:
+            return False
+        return not any(other.frame == init.value and self._same_on_every_rank(other.value, other) is False
+                       for other in self._seeds)
 
     def _last_bound(self, name: str, frame: str | None, before: int) -> cst.BaseExpression | None:
         """The value `name` was last bound to in function `frame` before `before`; None if none."""
@@ -2121,6 +2221,8 @@ class SharedSeedDataPath(Rule):
                 where = f"{what}(generator={name}) in the training loop below"
                 self.report(seed.call.func.attr, f"{self.generator_message} ({where})", chain=chain)  # type: ignore[attr-defined]
                 return
+            if self._loader_draw(seed, loop, seed.frame, None):
+                return  # the DataLoader it iterates draws its workers' base seed from the generator
 
     def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed,
                      only: str | None = None) -> tuple[str, tuple[Place, str]] | None:
@@ -2206,14 +2308,17 @@ class SharedSeedDataPath(Rule):
         if runs is None:
             return  # nothing shows several ranks running this file
         through = f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else ""
+        seeded = f"the generator `{seed.private}`" if seed.private else ", ".join(sorted(seed.generators)) + through
         chain = [
-            Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators)) + through
-                 + " with a value that is the same on every rank", seed.call),
+            Link(StepKind.MADE, f"seeds {seeded} with a value that is the same on every rank", seed.call),
             runs,
             *steps,
             Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
                  "noise, timesteps or indices", drawn),
         ]
+        if seed.private is not None:  # reported at its `manual_seed`
+            self.report(seed.call.func.attr, f"{self.generator_message} ({where})", chain=chain)  # type: ignore[attr-defined]
+            return
         self.report(seed.call, f"{self.message} ({where})", chain=chain)
 
     def _reseeded(self, seed: _Seed, before: int) -> bool:
