@@ -12,7 +12,7 @@ from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATE_SPLIT_METHOD, ACCELERATOR, ALL_GENERATORS, BROADCAST, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, GET_WORKER_INFO, WORKER_ID_ATTRIBUTE, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
-    LIGHTNING_HPARAMS, LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
+    LIGHTNING_HPARAMS, LIGHTNING_MODULE, LIGHTNING_SEED_WORKERS, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
     TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
 )
 from ddplint.model.records import CallResult, Instance, Loader, Place
@@ -184,7 +184,12 @@ class SharedSeedDataPath(Rule):
     reported at its `manual_seed`. Also when the `__init__` of a LightningModule seeds (its
     `self.hparams`, the arguments `save_hyperparameters()` kept, counting as configuration) and a
     function of its module builds it and has a Trainer fit it: the Trainer runs its
-    `training_step` on every rank, every step.
+    `training_step` on every rank, every step. A Trainer's fit also iterates the DataLoader its
+    module's `train_dataloader` builds on every rank: after `seed_everything(seed)` (without
+    `workers=True`, whose worker_init_fn adds the rank), its Dataset's `__getitem__` draws alike
+    in worker k of every rank (or in each rank's own process without workers); the module may be
+    a class the fitting function is handed, `model = model_class(**vars(args))`, when its
+    default and what every call passes are project classes and each of them draws so.
 
     Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`, `seed +
     fabric.global_rank`, `device_specific=True`, a variable one branch binds to the rank: nanoGPT's
@@ -2244,6 +2249,12 @@ class SharedSeedDataPath(Rule):
         ]
         for value, within in makers:
             callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
+            handed = self._handed_classes(call.frame, callee) if method is None and callee is not None else None
+            if handed:  # `model = model_class(**vars(args))`: each LightningModule class it is handed
+                draws = [self._fit_draw(module, cls, seed) for module, cls in handed]
+                if None not in draws:
+                    return handed[0][1], draws[0]  # type: ignore[return-value]
+                continue
             made = program.class_of(project.module, callee) if callee is not None else None
             if made is None:  # a class of a package, reached through its re-export: its `__init__`
                 init = program.resolve(project.module, callee, within) if callee is not None else None
@@ -2254,12 +2265,61 @@ class SharedSeedDataPath(Rule):
             if only is not None and (module, cls) != (project.module, only):
                 continue
             if method is None:
-                found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+                found = self._fit_draw(module, cls, seed)
             else:
                 found = training_loop_draw(program, module, cls, f"self.{method}", seed.generators)
             if found is not None:
                 return cls, found
         return None
+
+    def _fit_draw(self, module: str, cls: str, seed: _Seed) -> tuple[Place, str] | None:
+        """The draw a Trainer fitting an object of LightningModule `cls` makes each step after
+        `seed`: in its `training_step`, or in the workers (or, without any, each rank's own
+        process) of the DataLoader its `train_dataloader` builds (`lightning_loader_draw`),
+        unless `seed_everything(..., workers=True)` has Lightning seed each worker with the rank."""
+        program = self.model.project.program  # type: ignore[union-attr]
+        found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+        if found is not None:
+            return found
+        per_worker = keyword_argument(seed.call, LIGHTNING_SEED_WORKERS)
+        if per_worker is not None and not (isinstance(per_worker.value, cst.Name) and per_worker.value.value == "False"):
+            return None
+        loaded = lightning_loader_draw(program, module, cls, seed.generators, self._documented_workers)
+        return (loaded[1], f"{loaded[2]} in {loaded[0]}.__getitem__ (its train_dataloader)") if loaded else None
+
+    def _handed_classes(self, frame: str | None, name: str) -> list[tuple[str, str]] | None:
+        """(module, class) of each project class parameter `name` of function `frame` (of this
+        module, outside classes) holds: its default where a call leaves it out, and what each
+        call of the function in the project passes it (`run_cli(Fused, "exp")`); None where one
+        of them is not a project class or a call is unknown."""
+        project = self.model.project
+        if project is None or frame is None or "." in frame:
+            return None
+        program = project.program
+        function = program.definition(project.module, frame)
+        if function is None or name not in [a.arg for a in _arguments(function)]:
+            return None
+        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        defaults = dict(zip(reversed(positional), reversed(function.args.defaults)))
+        sites = program.context.call_sites(project.module, frame)
+        found: list[tuple[str, str] | None] = []
+        for site in sites or ():
+            tree = program.tree(site.caller)
+            calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == site.line
+                     and _last(node.func) == frame] if tree is not None else []
+            if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) or \
+                    any(k.arg is None for k in calls[0].keywords):
+                return None
+            given = next((k.value for k in calls[0].keywords if k.arg == name), None)
+            index = positional.index(name) if name in positional else len(calls[0].args)
+            given = calls[0].args[index] if given is None and index < len(calls[0].args) else given
+            caller = site.caller if given is not None else project.module
+            given = given if given is not None else defaults.get(name)
+            written = dotted(given) if given is not None else None
+            found.append(program.class_of(caller, written) if written is not None else None)
+        if not sites or None in found:
+            return None
+        return list(dict.fromkeys(found))  # type: ignore[arg-type]
 
     def _report_object(self, seed: _Seed, call: _LoopCall, method: str | None, cls: str, found: tuple[Place, str],
                        via: _LoopCall | None, built: bool = False) -> None:
@@ -2815,6 +2875,28 @@ def worker_seed_draw(program, module: str, line: int, generators: frozenset[str]
     iterated = handed_loader_draw(program, module, function[0], record, line, None,  # type: ignore[index]
                                   lambda loader: () if isinstance(loader, Loader) and loader.made_at == made else None)
     return (*draw, made, workers, iterated[-1]) if iterated is not None else None
+
+
+def lightning_loader_draw(program, module: str, cls: str, generators: frozenset[str], workers_of) -> tuple | None:
+    """(the Dataset class, the place of its draw, what it draws) for the one DataLoader call the
+    `train_dataloader` of LightningModule `cls` of `module` (or of a base) makes, which the
+    Trainer's fit loop iterates on every rank (with a DistributedSampler put in), where its
+    Dataset's `__getitem__` draws from a generator `generators` make alike on every rank: the
+    seeded ones without workers; with workers and a seed of torch's, all three (each pass draws
+    the workers' base seed from torch's generator: `_loader_dataset_draw`); None otherwise."""
+    target = program.target(module, None, cls, "self.train_dataloader")
+    definition = program.definition(target.module, target.key) if target is not None else None
+    if definition is None:
+        return None
+    calls = [node for node in ast.walk(definition) if isinstance(node, ast.Call)
+             and program.qualify(target.module, dotted(node.func) or "") in DATALOADER]
+    found = _loader_call(program, program.place(target.module, calls[0].lineno), workers_of) if len(calls) == 1 else None
+    if found is None:
+        return None
+    owner, tree, call, workers = found
+    if workers != 0 and ("torch" not in generators or any(k.arg in ("worker_init_fn", DRAW_GENERATOR) for k in call.keywords)):
+        return None
+    return _dataset_draw(program, owner, tree, call, generators if workers == 0 else ALL_GENERATORS if workers else generators)
 
 
 def _loader_call(program, made: Place, workers_of) -> tuple[str, ast.Module, ast.Call, int | None] | None:
