@@ -1103,13 +1103,12 @@ class SharedSeedDataPath(Rule):
                 random.seed(torch.initial_seed() % 2**32 + dist.get_rank())
 
             def train(model, optimizer, workers):
+                g = torch.Generator().manual_seed(0)
+                lanes = Lanes()
                 dist.init_process_group("nccl")
-                dataset = Lanes()
-                g = torch.Generator()
-                g.manual_seed(0)
-                per_rank = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=4,
-                                      worker_init_fn=seed_worker, generator=g)
-                no_workers = DataLoader(dataset, sampler=DistributedSampler(dataset), generator=g)
+                per_rank = DataLoader(lanes, num_workers=4, generator=g, worker_init_fn=seed_worker,
+                                      sampler=DistributedSampler(lanes))
+                no_workers = DataLoader(lanes, sampler=DistributedSampler(lanes), generator=g)
                 for images, angles in per_rank:
                     model(images, angles).mean().backward()
                 for images, angles in no_workers:
