@@ -1357,6 +1357,56 @@ def test_a_shared_seed_reaches_the_augmentations_of_dataloader_workers(tmp_path,
         assert _seed_findings(run) == expected, (seed, init)
 
 
+def test_a_shared_seed_reaches_the_workers_of_a_lightning_modules_train_dataloader(tmp_path, run):
+    """BEVDepth's shape: run_cli() of cli.py seeds every rank with `pl.seed_everything(args.seed)`
+    (workers=False: Lightning adds no worker_init_fn), builds the LightningModule class it is
+    handed (its default, or the one each experiment passes) and has a DDP Trainer fit it. The
+    Trainer's loop iterates what the module's train_dataloader() builds: a DataLoader with 4
+    workers over a Dataset whose __getitem__ draws its crop from numpy, so every pass draws the
+    workers' base seed from torch's generator seeded alike, and worker k of every rank crops
+    alike. Silent with `workers=True` (Lightning's worker_init_fn adds the rank), or with a class
+    that draws nothing passed by one experiment; without workers, each rank's own process draws
+    from the numpy generator seed_everything seeded alike."""
+    _write_project(tmp_path, {
+        "data.py": (
+            "import numpy as np\nfrom torch.utils.data import Dataset\n\n\nclass Crops(Dataset):\n"
+            "    def __getitem__(self, index):\n        top = np.random.randint(0, 32)\n"
+            "        return self.images[index][top:top + 224]\n\n\n"
+            "class Plain(Dataset):\n    def __getitem__(self, index):\n        return self.images[index]\n"
+        ),
+        "cli.py": (
+            "from argparse import ArgumentParser\n\nimport pytorch_lightning as pl\nimport torch\n\n"
+            "from data import Crops\n\n\n"
+            "class Detector(pl.LightningModule):\n    def training_step(self, batch, batch_idx):\n"
+            "        return self.net(batch).mean()\n\n"
+            "    def train_dataloader(self):\n        dataset = Crops()\n"
+            "        loader = torch.utils.data.DataLoader(dataset, batch_size=4, num_workers={workers})\n"
+            "        return loader\n\n\n"
+            "def run_cli(model_class=Detector, exp_name='base'):\n    parser = ArgumentParser()\n"
+            "    parser.add_argument('--seed', type=int, default=0)\n    args = parser.parse_args()\n"
+            "    pl.seed_everything(args.seed{keyword})\n    model = model_class(**vars(args))\n"
+            "    trainer = pl.Trainer(accelerator='gpu', devices=8, strategy='ddp')\n    trainer.fit(model)\n"
+        ),
+        "model.py": (
+            "import torch\n\nfrom cli import Detector\nfrom data import Plain\n\n\n"
+            "class Fused(Detector):\n    pass\n\n\n"
+            "class Still(Detector):\n    def train_dataloader(self):\n"
+            "        return torch.utils.data.DataLoader(Plain(), batch_size=4, num_workers=4)\n"
+        ),
+        "exp.py": "from cli import run_cli\nfrom model import {passed}\n\nif __name__ == '__main__':\n    run_cli({passed}, 'exp')\n",
+    })
+    run.cwd = tmp_path
+    cli, exp = tmp_path / "cli.py", tmp_path / "exp.py"
+    texts = {path: path.read_text() for path in (cli, exp)}
+    for workers, keyword, passed, expected in (("4", "", "Fused", [("cli.py", 23, "DDP027")]),
+                                               ("4", ", workers=True", "Fused", []),
+                                               ("4", "", "Still", []),
+                                               ("0", "", "Fused", [("cli.py", 23, "DDP027")])):
+        cli.write_text(texts[cli].replace("{workers}", workers).replace("{keyword}", keyword))
+        exp.write_text(texts[exp].replace("{passed}", passed))
+        assert _seed_findings(run) == expected, (workers, keyword, passed)
+
+
 def test_a_shared_seed_reaches_a_dataset_a_project_function_builds(tmp_path, run):
     """MeshTransformer's shape: main() seeds torch alike on every torchrun rank and iterates the
     DataLoader (16 workers) that make_loader() of data.py builds over `build_dataset(args)`, a

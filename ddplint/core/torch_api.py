@@ -440,6 +440,11 @@ LIGHTNING_MODULE = api(
     "lightning.LightningModule", "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
     "lightning.pytorch.core.module.LightningModule",
 )
+# What a LightningModule's `save_hyperparameters()` keeps of its constructor's arguments: `self.hparams`.
+LIGHTNING_HPARAMS = "hparams"
+# `seed_everything(seed, workers=True)`: Lightning's worker_init_fn then seeds each DataLoader worker
+# from its base seed, its id and the global rank.
+LIGHTNING_SEED_WORKERS = "workers"
 # A LightningDataModule's hooks (`setup`, `train_dataloader`) run on every rank the Trainer starts too.
 LIGHTNING_DATA_MODULE = api(
     "pytorch_lightning.LightningDataModule", "pytorch_lightning.core.LightningDataModule",

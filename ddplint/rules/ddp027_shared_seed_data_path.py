@@ -12,7 +12,7 @@ from ddplint.core.diagnostics import StepKind
 from ddplint.core.torch_api import (
     ACCELERATE_DEVICE_SPECIFIC, ACCELERATE_SET_SEED, ACCELERATE_SPLIT_METHOD, ACCELERATOR, ALL_GENERATORS, BROADCAST, CLICK_OPTIONS, DDP, ENV_PACKAGES, ENV_RESET,
     DATALOADER, ENV_SEED, FABRIC, GET_WORKER_INFO, WORKER_ID_ATTRIBUTE, FABRIC_SEED_METHOD, GENERATOR_SEED_METHOD, NOT_DRAWS, NUMPY_RANDOM, PYTHON_RANDOM_DRAWS, RANK_ENVIRONMENT, SEED_CALLS, generators_seeded,
-    LIGHTNING_MODULE, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
+    LIGHTNING_HPARAMS, LIGHTNING_MODULE, LIGHTNING_SEED_WORKERS, NN_MODULE, SAME_VALUE_METHODS, SEED_MARKERS, SEQUENTIAL, TORCH_DRAWS, TORCH_GENERATOR,
     TORCHVISION_COMPOSE, TORCHVISION_IMAGE_FOLDER, TORCHVISION_RANDOM_TRANSFORMS,
 )
 from ddplint.model.records import CallResult, Instance, Loader, Place
@@ -176,8 +176,20 @@ class SharedSeedDataPath(Rule):
     same generators again between the two. Also when a generator of its own (`g = torch.Generator(device=d).manual_seed(23123134)`,
     or `g.manual_seed(args.seed)`) is seeded with such a value on every rank and a training loop
     after it in the same function hands it to a torch draw on every step (`torch.rand(n,
-    generator=g)`: the conditioning-dropout mask, the noise, the timesteps); reported at its
-    `manual_seed`.
+    generator=g)`: the conditioning-dropout mask, the noise, the timesteps), or iterates a DataLoader
+    with worker processes given it as `generator=` (PyTorch's reproducibility recipe, `g.manual_seed(0)`):
+    each pass draws the workers' base seed from it, so worker k of every rank seeds torch, numpy
+    and random alike and its Dataset's `__getitem__` draws the same augmentations (also with a
+    `worker_init_fn` of the module that reseeds from `torch.initial_seed()` without the rank);
+    reported at its `manual_seed`. Also when the `__init__` of a LightningModule seeds (its
+    `self.hparams`, the arguments `save_hyperparameters()` kept, counting as configuration) and a
+    function of its module builds it and has a Trainer fit it: the Trainer runs its
+    `training_step` on every rank, every step. A Trainer's fit also iterates the DataLoader its
+    module's `train_dataloader` builds on every rank: after `seed_everything(seed)` (without
+    `workers=True`, whose worker_init_fn adds the rank), its Dataset's `__getitem__` draws alike
+    in worker k of every rank (or in each rank's own process without workers); the module may be
+    a class the fitting function is handed, `model = model_class(**vars(args))`, when its
+    default and what every call passes are project classes and each of them draws so.
 
     Not flagged: a seed with the rank in it (`seed + rank`, `args.seed + dist.get_rank()`, `seed +
     fabric.global_rank`, `device_specific=True`, a variable one branch binds to the rank: nanoGPT's
@@ -404,6 +416,38 @@ class SharedSeedDataPath(Rule):
                 "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
                 "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
                 "(torch.randint at example.py:18, in FrameDiffusion.training_step, which trainer.fit runs each step)"
+            ),
+        ),
+        Flagged(
+            # The LightningModule seeds in its `__init__` with a saved hyperparameter (the
+            # configuration every rank loads); the Trainer then fits it, and its training_step
+            # draws the noise of each step from that generator on every rank.
+            """
+            import lightning as L
+            import torch
+
+            class Vocoder(L.LightningModule):
+                def __init__(self, **hparams):
+                    super().__init__()
+                    self.save_hyperparameters()
+                    torch.manual_seed(self.hparams.train.seed)
+                    ^
+
+                def training_step(self, batch, batch_idx):
+                    noise = torch.randn_like(batch)
+                    return self.net(batch + noise).pow(2).mean()
+
+            def train(hparams):
+                trainer = L.Trainer(accelerator="gpu", devices=4, strategy="ddp")
+                model = Vocoder(**hparams)
+                trainer.fit(model)
+            """,
+            messages=(
+                "the same seed on every rank feeds the random draws of each training step (noise, timesteps, "
+                "indices): every rank draws the same values; add the rank to this seed (seed + rank; Accelerate: "
+                "set_seed(seed, device_specific=True)), keeping a shared seed only for model initialisation "
+                "(torch.randn_like at example.py:11, in Vocoder.training_step, which trainer.fit runs each step on "
+                "this object)"
             ),
         ),
         Flagged(
@@ -999,8 +1043,78 @@ class SharedSeedDataPath(Rule):
             """,
             messages=(_SEEDED + "(numpy.random.uniform after this seed, in worker k of every rank)",),
         ),
+        Flagged(
+            # PyTorch's reproducibility recipe on every rank: the DataLoader draws its workers'
+            # base seed from the generator it is given, seeded with 0 on every rank, so worker k of
+            # every rank seeds torch and random with the same base_seed + k (and seed_worker reseeds
+            # them from that): the workers of all ranks rotate their different images alike.
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Lanes(Dataset):
+                def __getitem__(self, index):
+                    angle = random.uniform(-10.0, 10.0)
+                    return self.images[index], angle
+
+            def seed_worker(worker_id):
+                worker_seed = torch.initial_seed() % 2**32
+                random.seed(worker_seed)
+
+            def train(model, optimizer):
+                dist.init_process_group("nccl")
+                dataset = Lanes()
+                g = torch.Generator()
+                g.manual_seed(0)
+                  ^
+                loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=4,
+                                    worker_init_fn=seed_worker, generator=g)
+                for epoch in range(10):
+                    for images, angles in loader:
+                        model(images, angles).mean().backward()
+                        optimizer.step()
+            """,
+            messages=(
+                "a generator seeded with the same value on every rank feeds the random draws of each training step "
+                "(noise, timesteps, masks): every rank draws the same values; add the rank to its seed (seed + rank) "
+                "(random.uniform at example.py:8, in Lanes.__getitem__, which the training loop's DataLoader workers "
+                "run each step, seeded from `g` alike on every rank)"
+            ),
+        ),
     )
     clean_examples = (
+        Clean(
+            # The DataLoader's generator is seeded alike, but a worker_init_fn adds the rank to
+            # what each worker draws from, or the loader starts no workers (the generator then
+            # only orders the indices, and the sampler splits them across ranks).
+            """
+            import random
+            import torch
+            import torch.distributed as dist
+            from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+            class Lanes(Dataset):
+                def __getitem__(self, index):
+                    return self.images[index], random.uniform(-10.0, 10.0)
+
+            def seed_worker(worker_id):
+                random.seed(torch.initial_seed() % 2**32 + dist.get_rank())
+
+            def train(model, optimizer, workers):
+                g = torch.Generator().manual_seed(0)
+                lanes = Lanes()
+                dist.init_process_group("nccl")
+                per_rank = DataLoader(lanes, num_workers=4, generator=g, worker_init_fn=seed_worker,
+                                      sampler=DistributedSampler(lanes))
+                no_workers = DataLoader(lanes, sampler=DistributedSampler(lanes), generator=g)
+                for images, angles in per_rank:
+                    model(images, angles).mean().backward()
+                for images, angles in no_workers:
+                    model(images, angles).mean().backward()
+            """
+        ),
         Clean(
             # The worker id with the rank added, the id of another object than the worker's
             # information, and a seed from the worker id that nothing after it draws from.
@@ -1873,12 +1987,14 @@ class SharedSeedDataPath(Rule):
     def _judge_constructor(self, seed: _Seed) -> None:
         """A seed in the `__init__` of a project class: reported when a function of this module
         builds an object of that class (`trainer = Trainer(args)`) and then calls a method of it
-        whose training loop draws from the seeded generators each step (`trainer.train()`),
-        unless that function seeds the same generators again between the two."""
+        whose training loop draws from the seeded generators each step (`trainer.train()`), or,
+        for a LightningModule, fits it (`trainer.fit(model)`: the Trainer's step loop runs its
+        `training_step` on every rank), unless that function seeds the same generators again
+        between the two."""
         if seed.cls is None or seed.frame != f"{seed.cls}.{CONSTRUCTOR}":
             return
         for call, method in self._object_calls:
-            if method is None or method == CONSTRUCTOR or any(
+            if method == CONSTRUCTOR or method is None and not self._lightning_class(seed.cls) or any(
                 other.frame == call.frame and other.order < call.order and other.generators >= seed.generators
                 for other in self._seeds
             ):
@@ -1921,10 +2037,11 @@ class SharedSeedDataPath(Rule):
             where = "runs in this process (no workers) each step"
         else:
             some = " (if any)" if workers is None else ""
-            runs = (f"a DataLoader over a {name}{picked} whose worker processes{some} draw their base seed from torch's "
-                    "seeded generator on each pass, the same on every rank; worker k seeds torch, numpy and random "
-                    "with it and k, and runs")
-            where = "workers run each step, seeded from torch's generator alike on every rank"
+            source = f"the generator `{seed.private}` it is given" if seed.private else "torch's seeded generator"
+            runs = (f"a DataLoader over a {name}{picked} whose worker processes{some} draw their base seed from {source} "
+                    "on each pass, the same on every rank; worker k seeds torch, numpy and random with it and k, and runs")
+            alike = f"`{seed.private}`" if seed.private else "torch's generator"
+            where = f"workers run each step, seeded from {alike} alike on every rank"
         steps = [
             *([Link(StepKind.REACHES, f"then calls {via.callee}(), whose training loop runs with the seeded generators", via.call)] if via else []),
             Link(StepKind.REACHES, f"the training loop iterates {runs} {name}.__getitem__, which draws {what}, "
@@ -2036,15 +2153,25 @@ class SharedSeedDataPath(Rule):
             return _one_kind(self.model.get(ParserOptions).documented_values(value))
         return int(value.value, 0) if isinstance(value, cst.Integer) else None
 
-    @staticmethod
-    def _loader_generators(seed: _Seed, loader: cst.Call, workers: int | None) -> frozenset[str]:
+    def _loader_generators(self, seed: _Seed, loader: cst.Call, workers: int | None) -> frozenset[str]:
         """The generators a DataLoader's `__getitem__` draws from alike on every rank after `seed`.
         Without workers, those the seed seeded (the main process runs it). With workers, each
         pass over the loader draws the workers' base seed from torch's default generator (the
         DataLoader iterator's `_base_seed`), and worker k seeds torch and random with base_seed + k
         and numpy from both (torch >= 1.9, `_utils/worker.py`'s `_worker_loop`): all three alike on
         every rank when the seed seeded torch's, unless a `worker_init_fn` or a `generator=` of
-        the program's own decides it. A worker count unknown: what both cases share."""
+        the program's own decides it. A worker count unknown: what both cases share. For a
+        generator of its own (`seed.private`) given as the DataLoader's `generator=`: each pass
+        draws the base seed from it (`_BaseDataLoaderIter.__init__`: `.random_(generator=
+        loader.generator)`), so with workers all three alike, unless a `worker_init_fn` that may
+        add the rank reseeds them (`_rank_free_init`)."""
+        if seed.private is not None:
+            given = argument_for(loader, DATALOADER, DRAW_GENERATOR)
+            init = argument_for(loader, DATALOADER, "worker_init_fn")
+            if not workers or given is None or dotted_name(given.value) != seed.private or \
+                    init is not None and not self._rank_free_init(init.value):
+                return frozenset()
+            return ALL_GENERATORS
         if workers == 0:
             return seed.generators
         if "torch" not in seed.generators or any(
@@ -2052,6 +2179,17 @@ class SharedSeedDataPath(Rule):
         ):
             return frozenset()
         return ALL_GENERATORS if workers is not None else seed.generators
+
+    def _rank_free_init(self, init: cst.BaseExpression) -> bool:
+        """Whether a `worker_init_fn` is a function of this module none of whose seeds adds the
+        rank (`np.random.seed(torch.initial_seed() % 2**32)`: the worker's base_seed + k, the same
+        in worker k of every rank when the base seed is)."""
+        if not isinstance(init, cst.Name) or self.model.project is None:
+            return False
+        if self.model.project.program.definition(self.model.project.module, init.value) is None:
+            return False
+        return not any(other.frame == init.value and self._same_on_every_rank(other.value, other) is False
+                       for other in self._seeds)
 
     def _last_bound(self, name: str, frame: str | None, before: int) -> cst.BaseExpression | None:
         """The value `name` was last bound to in function `frame` before `before`; None if none."""
@@ -2087,6 +2225,8 @@ class SharedSeedDataPath(Rule):
                 where = f"{what}(generator={name}) in the training loop below"
                 self.report(seed.call.func.attr, f"{self.generator_message} ({where})", chain=chain)  # type: ignore[attr-defined]
                 return
+            if self._loader_draw(seed, loop, seed.frame, None):
+                return  # the DataLoader it iterates draws its workers' base seed from the generator
 
     def _object_step(self, call: _LoopCall, method: str | None, seed: _Seed,
                      only: str | None = None) -> tuple[str, tuple[Place, str]] | None:
@@ -2108,6 +2248,12 @@ class SharedSeedDataPath(Rule):
         ]
         for value, within in makers:
             callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
+            handed = self._handed_classes(call.frame, callee) if method is None and callee is not None else None
+            if handed:  # `model = model_class(**vars(args))`: each LightningModule class it is handed
+                draws = [self._fit_draw(module, cls, seed) for module, cls in handed]
+                if None not in draws:
+                    return handed[0][1], draws[0]  # type: ignore[return-value]
+                continue
             made = program.class_of(project.module, callee) if callee is not None else None
             if made is None:  # a class of a package, reached through its re-export: its `__init__`
                 init = program.resolve(project.module, callee, within) if callee is not None else None
@@ -2118,17 +2264,71 @@ class SharedSeedDataPath(Rule):
             if only is not None and (module, cls) != (project.module, only):
                 continue
             if method is None:
-                found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+                found = self._fit_draw(module, cls, seed)
             else:
                 found = training_loop_draw(program, module, cls, f"self.{method}", seed.generators)
             if found is not None:
                 return cls, found
         return None
 
+    def _fit_draw(self, module: str, cls: str, seed: _Seed) -> tuple[Place, str] | None:
+        """The draw a Trainer fitting an object of LightningModule `cls` makes each step after
+        `seed`: in its `training_step`, or in the workers (or, without any, each rank's own
+        process) of the DataLoader its `train_dataloader` builds (`lightning_loader_draw`),
+        unless `seed_everything(..., workers=True)` has Lightning seed each worker with the rank."""
+        program = self.model.project.program  # type: ignore[union-attr]
+        found = reached_draw(program, module, None, cls, "self.training_step", seed.generators, {}, 0)
+        if found is not None:
+            return found
+        per_worker = keyword_argument(seed.call, LIGHTNING_SEED_WORKERS)
+        if per_worker is not None and not (isinstance(per_worker.value, cst.Name) and per_worker.value.value == "False"):
+            return None
+        loaded = lightning_loader_draw(program, module, cls, seed.generators, self._documented_workers)
+        return (loaded[1], f"{loaded[2]} in {loaded[0]}.__getitem__ (its train_dataloader)") if loaded else None
+
+    def _handed_classes(self, frame: str | None, name: str) -> list[tuple[str, str]] | None:
+        """(module, class) of each project class parameter `name` of function `frame` (of this
+        module, outside classes) holds: its default where a call leaves it out, and what each
+        call of the function in the project passes it (`run_cli(Fused, "exp")`); None where one
+        of them is not a project class or a call is unknown."""
+        project = self.model.project
+        if project is None or frame is None or "." in frame:
+            return None
+        program = project.program
+        function = program.definition(project.module, frame)
+        if function is None or name not in [a.arg for a in _arguments(function)]:
+            return None
+        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        defaults = dict(zip(reversed(positional), reversed(function.args.defaults)))
+        sites = program.context.call_sites(project.module, frame)
+        found: list[tuple[str, str] | None] = []
+        for site in sites or ():
+            tree = program.tree(site.caller)
+            calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == site.line
+                     and _last(node.func) == frame] if tree is not None else []
+            if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) or \
+                    any(k.arg is None for k in calls[0].keywords):
+                return None
+            given = next((k.value for k in calls[0].keywords if k.arg == name), None)
+            index = positional.index(name) if name in positional else len(calls[0].args)
+            given = calls[0].args[index] if given is None and index < len(calls[0].args) else given
+            caller = site.caller if given is not None else project.module
+            given = given if given is not None else defaults.get(name)
+            written = dotted(given) if given is not None else None
+            found.append(program.class_of(caller, written) if written is not None else None)
+        if not sites or None in found:
+            return None
+        return list(dict.fromkeys(found))  # type: ignore[arg-type]
+
     def _report_object(self, seed: _Seed, call: _LoopCall, method: str | None, cls: str, found: tuple[Place, str],
                        via: _LoopCall | None, built: bool = False) -> None:
         place, what = found
-        if built:  # the seed is in the constructor of the object whose method `call` runs
+        if built and method is None:  # a LightningModule seeding in its constructor, then fitted
+            does = ""
+            step = (f"the Trainer fits a {cls} (whose {CONSTRUCTOR} seeds) here: it runs {cls}.training_step on "
+                    "every rank, every step")
+            where = f"{what} at {place}, in {cls}.training_step, which trainer.fit runs each step on this object"
+        elif built:  # the seed is in the constructor of the object whose method `call` runs
             does = ""
             caller = f"{call.frame}()" if call.frame else "the module's code"
             step = (f"{caller} builds a {cls} (whose {CONSTRUCTOR} seeds) and then calls {cls}.{method}() on it, "
@@ -2167,14 +2367,17 @@ class SharedSeedDataPath(Rule):
         if runs is None:
             return  # nothing shows several ranks running this file
         through = f" (through {seed.through}(), which seeds them with its parameter)" if seed.through else ""
+        seeded = f"the generator `{seed.private}`" if seed.private else ", ".join(sorted(seed.generators)) + through
         chain = [
-            Link(StepKind.MADE, "seeds " + ", ".join(sorted(seed.generators)) + through
-                 + " with a value that is the same on every rank", seed.call),
+            Link(StepKind.MADE, f"seeds {seeded} with a value that is the same on every rank", seed.call),
             runs,
             *steps,
             Link(StepKind.HARM, f"{what} draws the same values on every rank: the ranks train on the same "
                  "noise, timesteps or indices", drawn),
         ]
+        if seed.private is not None:  # reported at its `manual_seed`
+            self.report(seed.call.func.attr, f"{self.generator_message} ({where})", chain=chain)  # type: ignore[attr-defined]
+            return
         self.report(seed.call, f"{self.message} ({where})", chain=chain)
 
     def _reseeded(self, seed: _Seed, before: int) -> bool:
@@ -2302,11 +2505,18 @@ class SharedSeedDataPath(Rule):
         if isinstance(expr, cst.Name):
             constant = self.model.constant(name)
             return self._same_on_every_rank(constant, at, depth + 1) if constant is not None else self._filled(name, at)
+        if name.startswith(f"self.{LIGHTNING_HPARAMS}.") and self._lightning_class(at.cls):
+            return True  # the arguments its constructor saved (`save_hyperparameters()`): the configuration
         if name.startswith("self."):
             elsewhere = [b for b in self._bound if b.name == name and b.cls == at.cls and b.cls is not None]
             values = [self._same_on_every_rank(b.value, at, depth + 1) for b in elsewhere]
             return None if not values or None in values else all(values)
         return True  # an option or configuration value: the same command line and files on every rank
+
+    def _lightning_class(self, cls: str | None) -> bool:
+        """Whether `cls`, a class of this module, is a LightningModule (or derives from one)."""
+        project = self.model.project
+        return cls is not None and project is not None and project.program.derives_from(project.module, cls, LIGHTNING_MODULE)
 
     def _filled(self, name: str, at: _Seed) -> bool | None:
         """For a parameter `name` of the seed's function: whether what fills it is the same on
@@ -2664,6 +2874,28 @@ def worker_seed_draw(program, module: str, line: int, generators: frozenset[str]
     iterated = handed_loader_draw(program, module, function[0], record, line, None,  # type: ignore[index]
                                   lambda loader: () if isinstance(loader, Loader) and loader.made_at == made else None)
     return (*draw, made, workers, iterated[-1]) if iterated is not None else None
+
+
+def lightning_loader_draw(program, module: str, cls: str, generators: frozenset[str], workers_of) -> tuple | None:
+    """(the Dataset class, the place of its draw, what it draws) for the one DataLoader call the
+    `train_dataloader` of LightningModule `cls` of `module` (or of a base) makes, which the
+    Trainer's fit loop iterates on every rank (with a DistributedSampler put in), where its
+    Dataset's `__getitem__` draws from a generator `generators` make alike on every rank: the
+    seeded ones without workers; with workers and a seed of torch's, all three (each pass draws
+    the workers' base seed from torch's generator: `_loader_dataset_draw`); None otherwise."""
+    target = program.target(module, None, cls, "self.train_dataloader")
+    definition = program.definition(target.module, target.key) if target is not None else None
+    if definition is None:
+        return None
+    calls = [node for node in ast.walk(definition) if isinstance(node, ast.Call)
+             and program.qualify(target.module, dotted(node.func) or "") in DATALOADER]
+    found = _loader_call(program, program.place(target.module, calls[0].lineno), workers_of) if len(calls) == 1 else None
+    if found is None:
+        return None
+    owner, tree, call, workers = found
+    if workers != 0 and ("torch" not in generators or any(k.arg in ("worker_init_fn", DRAW_GENERATOR) for k in call.keywords)):
+        return None
+    return _dataset_draw(program, owner, tree, call, generators if workers == 0 else ALL_GENERATORS if workers else generators)
 
 
 def _loader_call(program, made: Place, workers_of) -> tuple[str, ast.Module, ast.Call, int | None] | None:
