@@ -420,6 +420,8 @@ _SPAWN_STARTS = (
     "Popen(", "subprocess.run(", "subprocess.call(", "check_call(", "os.system(", "DistributedTestBase",
     "MultiProcessTestCase",
 )
+# Either: what a script's own run may start, more processes or a group (a shell-out of Python too).
+_ANY_START = tuple(dict.fromkeys((*_RUN_STARTS, *_SPAWN_STARTS)))
 # Starts of a pool of worker processes, which run the function handed to them, not the script.
 _WORKER_POOLS = ("ProcessPoolExecutor", "Pool(")
 _DOCUMENTED_IMPORT = re.compile(r"^[ \t>]*(?:from|import)[ \t]+([\w.]+)", re.MULTILINE)  # `from trainer import Trainer`
@@ -1042,8 +1044,8 @@ class Project:
         finetune_libero.py, exists for that run, which its DDP model says is a launcher's), no
         launch command of the project may run it (`_unlaunched`), it holds no launch
         point of Lightning, Fabric or Accelerate, and neither the code of its own that may run
-        nor that of the project modules it imports may start processes, a process group or a
-        framework's launcher (`_starts_nothing`: a utils module whose `init_distributed_mode()`
+        nor that of the project modules it imports may start processes (a shell-out of Python
+        too), a process group or a framework's launcher (`_starts_nothing`, `_ANY_START`: a utils module whose `init_distributed_mode()`
         only the training scripts call, with a self-test of its metric in its `__main__` block).
         Whether other modules import it, or it names torch.distributed, does not matter: the
         question is how many processes the block's own run has (for every rule that asks who
@@ -1054,7 +1056,7 @@ class Project:
             found = self._memo[key] = (
                 bool(self.program.importers_of(module))  # a library's self-test; a script nothing imports exists for its run
                 and not self.modules[module].get("launched") and self._unlaunched(module)
-                and self._starts_nothing(list(reachable([module], self.imports_of)))
+                and self._starts_nothing(list(reachable([module], self.imports_of)), _ANY_START)
             )
         return found
 
