@@ -1321,7 +1321,7 @@ class Project:
         if found is None:
             self._memo[key] = False  # an import cycle among its importers adds nothing
             found = (
-                module in self.reach.entries and self._unlaunched(module)
+                self.reach.is_entry(module) and self._unlaunched(module)
                 and all(self.one_process_run(importer, pools, accelerator) for importer in self.program.importers_of(module))
                 and (
                     bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module)
@@ -1344,7 +1344,7 @@ class Project:
         key = ("accelerate run by hand", module)
         found = self._memo.get(key)
         if found is None:
-            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            modules = list(reachable([module], self.imports_of)) if self.reach.is_entry(module) else []
             texts = [self.program.read(reached) for reached in modules]
             found = self._memo[key] = (
                 bool(modules) and None not in texts
@@ -1389,7 +1389,7 @@ class Project:
         runs_in = list(reachable([module], self.program.importers_of))
         program = list(reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)]))
         # a module nothing imports that is no script is called from outside: its functions run
-        called = frozenset(each for each in runs_in if each not in self.reach.entries and not self.program.importers_of(each))
+        called = frozenset(each for each in runs_in if not self.reach.is_entry(each) and not self.program.importers_of(each))
         imported = frozenset(
             each for each in program if each not in runs_in
             and module not in reachable([each], lambda other: [*self.imports_of(other), *self.nested_imports(other)])
@@ -1603,7 +1603,7 @@ class Project:
         if found is None:
             facts, program = self.modules[module], self.program
             found = (
-                module in self.reach.entries and not facts["dist"] and not facts.get("launched")
+                self.reach.is_entry(module) and not facts["dist"] and not facts.get("launched")
                 and not program.importers_of(module) and not self.module_view(module).launches()
                 and self._starts_nothing(list(reachable([module], self.imports_of)))
             ) or self.one_process_run(module, pools=False)
@@ -1627,7 +1627,7 @@ class Project:
         if found is None:
             launches = self.module_view(module).launches(own=True)
             found = self._memo[key] = (
-                module in self.reach.entries and not self.program.importers_of(module) and bool(launches)
+                self.reach.is_entry(module) and not self.program.importers_of(module) and bool(launches)
                 and all(_one_process(command) or written and _one_per_node(command.command) for command in launches)
                 and not (quiet and any(LAUNCHERS[command.launcher].passes(command.command) for command in launches))
                 and not self.unnamed_launches
@@ -1647,7 +1647,7 @@ class Project:
         key = ("spawns on one gpu", module)
         found = self._memo.get(key)
         if found is None:
-            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            modules = list(reachable([module], self.imports_of)) if self.reach.is_entry(module) else []
             texts = [self.program.read(reached) for reached in modules]
             # Only a module whose text names the variable, or a spawn, has a tree worth reading
             # (transformers' and deepspeed's scripts reach hundreds of modules).
@@ -1674,7 +1674,7 @@ class Project:
         key = ("spawns one", module)
         found = self._memo.get(key)
         if found is None:
-            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            modules = list(reachable([module], self.imports_of)) if self.reach.is_entry(module) else []
             texts = [self.program.read(reached) for reached in modules]
             view = self.module_view(module)
             sizes = functools.cache(lambda: self._group_sizes(modules, texts))
@@ -3175,9 +3175,9 @@ class ProjectView:
 
     def _each_script_run(self, own: bool = False) -> list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]] | None:
         found = []
-        entries = set(self.project.reach.entries)
+        reach = self.project.reach
         for user in [self.module] if own else self.users:
-            if user not in entries or self.project.is_test_path(self.project.relpaths[user]):
+            if not reach.is_entry(user) or self.project.is_test_path(self.project.relpaths[user]):
                 continue
             view = self.project.module_view(user)
             runs = view.runs(own=True)
