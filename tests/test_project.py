@@ -3,6 +3,7 @@ tests/data/projects/, the same from the CLI and from flake8, and none without th
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -3558,3 +3559,29 @@ def test_a_conftest_pinning_its_pytest_worker_is_no_rank(tmp_path, run, path, re
     run.cwd = tmp_path
     found = [(f[0], f[1], f[3]) for f in _findings(run("check", "--no-cache", "--select", "DDP017", ".").stdout)]
     assert found == ([(path, 9, "DDP017")] if reported else []), found
+
+
+def test_whether_scripts_start_processes_parses_each_module_they_import_once(tmp_path, monkeypatch):
+    """`starts_no_processes` is a union of each reached module's own facts (the starts its text
+    holds, the top-level statements that may run one, the names it says), kept per module: two
+    scripts that import the same 30 modules parse each once, and answer as before (a spawn in a
+    function that no module names starts nothing; once a script calls it, it does)."""
+    (tmp_path / ".git").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    spawner = "import torch.multiprocessing as mp\n\n\ndef launch_all(fn):\n    mp.spawn(fn, nprocs=2)\n\n\ndef seed():\n    pass\n"
+    (tmp_path / "pkg" / "m0.py").write_text(spawner)
+    for index in range(1, 30):
+        (tmp_path / "pkg" / f"m{index}.py").write_text(f"from pkg.m{index - 1} import *\n\n\ndef helper{index}():\n    return {index}\n")
+    imports = "from pkg.m0 import seed\n" + "".join(f"from pkg.m{index} import helper{index}\n" for index in range(1, 30))
+    (tmp_path / "a.py").write_text(imports + "\nif __name__ == '__main__':\n    print(1)\n")
+    (tmp_path / "b.py").write_text(imports + "\nif __name__ == '__main__':\n    print(2)\n")
+    (tmp_path / "c.py").write_text(imports.replace("seed", "launch_all") + "\nif __name__ == '__main__':\n    launch_all(print)\n")
+    index = project.build(str(tmp_path))
+    parsed: list[str] = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *args, **kwargs: parsed.append(text) or real(text, *args, **kwargs))
+    assert index.starts_no_processes("a") and index.starts_no_processes("b")
+    assert not index.starts_no_processes("c")
+    assert max(parsed.count(text) for text in parsed) == 1
+    assert parsed.count(spawner) == 1

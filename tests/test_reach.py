@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from ddplint.model import project
@@ -381,6 +382,44 @@ def test_top_level_work_written_after_a_semicolon_on_a_string_or_as_a_loop_makes
     for script in ("semicolon", "formatted", "loop", "opened"):
         assert not reach.never_runs(script, (("load", False, False),)), script
     assert reach.never_runs("definitions", ())
+
+
+def _parses(monkeypatch) -> list[str]:
+    """The texts `ast.parse` is given from now on (the program model's trees)."""
+    parsed: list[str] = []
+    real = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *args, **kwargs: parsed.append(text) or real(text, *args, **kwargs))
+    return parsed
+
+
+def test_whether_one_module_is_an_entry_point_is_read_from_that_module_alone(tmp_path, monkeypatch):
+    """`is_entry` answers as `entries` holds, but from the one module's text and tree: a question
+    about one script (is it an entry, run as one process?) parses no other module nothing imports
+    (torch's own tree: 650 of them, 7 s of DDP027's 10 s on sample-torch)."""
+    tools = {f"tools/tool{index}.py": f"import sys\n\nprint(sys.argv, {index})\n" for index in range(20)}
+    guarded = "def main():\n    pass\n\nif __name__ == '__main__':\n    main()\n"
+    files = {".git": "", "train.py": TRAIN, "pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "guarded.py": guarded, **tools}
+    reach = _reach(tmp_path, files)
+    parsed = _parses(monkeypatch)
+    assert reach.is_entry("tool3") and reach.is_entry("train") and reach.is_entry("guarded") and not reach.is_entry("pkg.helpers")
+    assert [text for text in parsed if "print(sys.argv" in text] == [tools["tools/tool3.py"]]
+    assert sorted(module for module in reach.project.modules if reach.is_entry(module)) == sorted(reach.entries)
+    assert len(reach.entries) == 22
+
+
+def test_only_a_module_whose_text_names_a_start_of_ranks_is_parsed_for_one_at_its_top_level(tmp_path, monkeypatch):
+    """`training` parses a module that says distribution only where its text names a start of
+    ranks (`init_process_group`, `spawn`, ...) as Python reads names: a fullwidth letter is its
+    ASCII one (NFKC), `dist.\uff49nit_process_group` starts the group."""
+    quiet = {f"pkg/m{index}.py": f"import torch.distributed as dist\n\ndef rank{index}():\n    return dist.get_rank()\n" for index in range(10)}
+    started = "import torch.distributed as dist\n\ndef helper():\n    pass\n\ndist.init_process_group('gloo')\n"
+    reach = _reach(tmp_path / "plain", {".git": "", "pkg/__init__.py": "", **quiet, "tools/train.py": started})
+    parsed = _parses(monkeypatch)
+    assert reach.training
+    assert parsed == [started]
+    wide = started.replace("init_process_group", "\uff49nit_process_group")
+    assert _reach(tmp_path / "wide", {".git": "", "pkg/__init__.py": "", **quiet, "tools/train.py": wide}).training
+    assert not _reach(tmp_path / "none", {".git": "", "pkg/__init__.py": "", **quiet}).training
 
 
 def test_a_method_of_a_class_that_no_running_code_builds_never_runs(tmp_path):

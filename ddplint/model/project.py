@@ -1372,7 +1372,7 @@ class Project:
         if found is None:
             self._memo[key] = False  # an import cycle among its importers adds nothing
             found = (
-                module in self.reach.entries and self._unlaunched(module)
+                self.reach.is_entry(module) and self._unlaunched(module)
                 and all(self.one_process_run(importer, pools, accelerator) for importer in self.program.importers_of(module))
                 and (
                     bool(self.module_view(module).launches(self.plain_runs, own=True)) or self._own_group_of_one(module)
@@ -1395,7 +1395,7 @@ class Project:
         key = ("accelerate run by hand", module)
         found = self._memo.get(key)
         if found is None:
-            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            modules = list(reachable([module], self.imports_of)) if self.reach.is_entry(module) else []
             texts = [self.program.read(reached) for reached in modules]
             found = self._memo[key] = (
                 bool(modules) and None not in texts
@@ -1440,7 +1440,7 @@ class Project:
         runs_in = list(reachable([module], self.program.importers_of))
         program = list(reachable(runs_in, lambda each: [*self.imports_of(each), *self.nested_imports(each)]))
         # a module nothing imports that is no script is called from outside: its functions run
-        called = frozenset(each for each in runs_in if each not in self.reach.entries and not self.program.importers_of(each))
+        called = frozenset(each for each in runs_in if not self.reach.is_entry(each) and not self.program.importers_of(each))
         imported = frozenset(
             each for each in program if each not in runs_in
             and module not in reachable([each], lambda other: [*self.imports_of(other), *self.nested_imports(other)])
@@ -1652,7 +1652,7 @@ class Project:
         if found is None:
             facts, program = self.modules[module], self.program
             found = (
-                module in self.reach.entries and not facts["dist"] and not facts.get("launched")
+                self.reach.is_entry(module) and not facts["dist"] and not facts.get("launched")
                 and not program.importers_of(module) and not self.module_view(module).launches()
                 and self._starts_nothing(list(reachable([module], self.imports_of)))
             ) or self.one_process_run(module, pools=False)
@@ -1676,7 +1676,7 @@ class Project:
         if found is None:
             launches = self.module_view(module).launches(own=True)
             found = self._memo[key] = (
-                module in self.reach.entries and not self.program.importers_of(module) and bool(launches)
+                self.reach.is_entry(module) and not self.program.importers_of(module) and bool(launches)
                 and all(_one_process(command) or written and _one_per_node(command.command) for command in launches)
                 and not (quiet and any(LAUNCHERS[command.launcher].passes(command.command) for command in launches))
                 and not self.unnamed_launches
@@ -1696,7 +1696,7 @@ class Project:
         key = ("spawns on one gpu", module)
         found = self._memo.get(key)
         if found is None:
-            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            modules = list(reachable([module], self.imports_of)) if self.reach.is_entry(module) else []
             texts = [self.program.read(reached) for reached in modules]
             # Only a module whose text names the variable, or a spawn, has a tree worth reading
             # (transformers' and deepspeed's scripts reach hundreds of modules).
@@ -1723,7 +1723,7 @@ class Project:
         key = ("spawns one", module)
         found = self._memo.get(key)
         if found is None:
-            modules = list(reachable([module], self.imports_of)) if module in self.reach.entries else []
+            modules = list(reachable([module], self.imports_of)) if self.reach.is_entry(module) else []
             texts = [self.program.read(reached) for reached in modules]
             view = self.module_view(module)
             sizes = functools.cache(lambda: self._group_sizes(modules, texts))
@@ -1784,7 +1784,8 @@ class Project:
         that no code of them that may run names (`_live_names`: an import alone, or a name
         written only in a function that never runs, does not run a function); nor the
         `if __name__ == "__main__":` block of a module of `imported` (modules that are never
-        the script there)."""
+        the script there). Each module's own facts (`_names_said`, `_starting_statements`) are
+        kept per module: the scripts of a project reach the same modules, parsed once."""
         program, texts = self.program, {}
         for module in modules:
             texts[module] = program.read(module)
@@ -1794,25 +1795,56 @@ class Project:
         starting = [module for module in modules if module_starts[module]]
         if not starting:
             return True
-        trees = [program.tree(module) for module in modules]
-        if None in trees:
-            return False
         if live is None:
-            named = set().union(*(names_said(tree) for tree in trees))  # type: ignore[arg-type]
+            said = [self._names_said(module, texts[module]) for module in modules]
+            if None in said:
+                return False  # a module that does not parse
         else:
-            named = _live_names(trees, [tree for module, tree in zip(modules, trees) if module in live])  # type: ignore[arg-type]
+            trees = [program.tree(module, texts[module]) for module in modules]
+            if None in trees:
+                return False
+        defined: set[str] = set()  # the functions and classes whose code may start one
         for module in starting:
-            lines = texts[module].splitlines()
-            for statement in program.tree(module).body:  # type: ignore[union-attr]
-                if module in imported and isinstance(statement, ast.If) and _tests_main(statement.test):
+            for in_main, name in self._starting_statements(module, texts[module], module_starts[module]):
+                if in_main and module in imported:
                     continue  # an imported module's `__main__` block: it runs only as the script
-                text = "\n".join(lines[statement.lineno - 1 : statement.end_lineno])
-                if not any(start in text and _may_start(statement, start) for start in module_starts[module]):
-                    continue
-                kind = type(statement)
-                if kind not in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) or statement.name in named:  # type: ignore[attr-defined]
+                if name is None:
                     return False
-        return True
+                defined.add(name)
+        if not defined:
+            return True
+        if live is None:
+            return not any(defined & names for names in said)  # type: ignore[operator]
+        return not defined & _live_names(trees, [tree for module, tree in zip(modules, trees) if module in live])  # type: ignore[arg-type]
+
+    def _names_said(self, module: str, text: str) -> frozenset[str] | None:
+        """`names_said` of `module`'s tree (its text is `text`), kept per module and text; None
+        where it does not parse."""
+        key = ("names said", module)
+        found = self._memo.get(key)
+        if found is None or found[0] != hash(text):
+            tree = self.program.tree(module, text)
+            found = self._memo[key] = (hash(text), frozenset(names_said(tree)) if tree is not None else None)
+        return found[1]
+
+    def _starting_statements(self, module: str, text: str, starts: tuple[str, ...]) -> tuple[tuple[bool, str | None], ...]:
+        """The top-level statements of `module` (its text is `text`, which parses) whose code
+        may run one of `starts` (`_may_start`), each as (whether it is the `if __name__ ==
+        "__main__":` block, the name of the function or class it defines, or None for other
+        code), kept per module, text and starts."""
+        key = ("starting statements", module, starts)
+        found = self._memo.get(key)
+        if found is None or found[0] != hash(text):
+            lines, statements = text.splitlines(), []
+            for statement in self.program.tree(module, text).body:  # type: ignore[union-attr]
+                code = "\n".join(lines[statement.lineno - 1 : statement.end_lineno])
+                if not any(start in code and _may_start(statement, start) for start in starts):
+                    continue
+                in_main = isinstance(statement, ast.If) and _tests_main(statement.test)
+                named = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                statements.append((in_main, statement.name if named else None))  # type: ignore[attr-defined]
+            found = self._memo[key] = (hash(text), tuple(statements))
+        return found[1]
 
     def imports_of(self, module: str) -> list[str]:
         """The project modules `module` imports, also everything from (`from core.args import *`)
@@ -3337,9 +3369,9 @@ class ProjectView:
 
     def _each_script_run(self, own: bool = False) -> list[tuple[ProjectView, LaunchCommand, tuple[str, ...]]] | None:
         found = []
-        entries = set(self.project.reach.entries)
+        reach = self.project.reach
         for user in [self.module] if own else self.users:
-            if user not in entries or self.project.is_test(user):
+            if not reach.is_entry(user) or self.project.is_test(user):
                 continue
             view = self.project.module_view(user)
             runs = view.runs(own=True)

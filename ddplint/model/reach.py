@@ -49,6 +49,7 @@ import functools
 import json
 import os
 import re
+import unicodedata
 
 from ddplint.core.torch_api import INIT_PROCESS_GROUP, LIGHTNING_DATA_MODULE, LIGHTNING_MODULE, SPAWN, START_PROCESSES
 from ddplint.model.summary import replaced_definitions
@@ -101,6 +102,7 @@ class Reach:
         self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers, by module (the texts do not change)
         self._closures: dict[str, set[str]] = {}  # `_imported_closure`'s answers
         self._calls_of: dict[str, tuple[set[str], set[str]] | None] = {}  # `called_names_in` per reached module
+        self._unguarded_of: dict[str, bool] = {}  # `_unguarded`'s answers, by module
 
     @functools.cached_property
     def training(self) -> bool:
@@ -117,8 +119,14 @@ class Reach:
 
     def _starts_ranks_at_top_level(self, module: str) -> bool:
         """Whether the module's own code, outside its definitions, starts or joins ranks
-        (`dist.init_process_group("gloo", ...)` at the top of a script with no `__main__` guard)."""
-        tree = self.project.program.tree(module)
+        (`dist.init_process_group("gloo", ...)` at the top of a script with no `__main__` guard).
+        Parsed only where its text names such a call (`may_name`): most modules that say
+        distribution only ask for the rank."""
+        program = self.project.program
+        text = program.read(module)
+        if text is None or not may_name(text, _RANK_STARTS):
+            return False
+        tree = program.tree(module, text)
         return tree is not None and any(
             isinstance(node, ast.Call) and last_name(node.func) in _RANK_STARTS for node in _outside_definitions(tree.body)
         )
@@ -146,17 +154,34 @@ class Reach:
     @functools.cached_property
     def entries(self) -> list[str]:
         """The entry modules: scripts, tests, and the modules console scripts name."""
-        project, found = self.project, []
+        found = list(self._named_entries)
+        if self.training:  # only there is reach asked; a script run by hand (`python tools/x.py`) counts too
+            found += [module for module in self.project.modules if module not in self._named_entries and self._unguarded(module)]
+        return found
+
+    def is_entry(self, module: str) -> bool:
+        """Whether `module` is one of `entries`, read from its own text alone: a question about one
+        script reads no other module for top-level work (torch's tree has 650 such modules)."""
+        return module in self._named_entries or self.training and self._unguarded(module)
+
+    @functools.cached_property
+    def _named_entries(self) -> dict[str, None]:
+        """The entries that need no reading of a module's code (its facts, path, a console script
+        or a launch command name it), in order."""
+        project, found = self.project, {}
         for module, facts in project.modules.items():
             relative = project.relpaths[module].replace(os.sep, "/")
             if facts.get("main") or project.is_test_path(relative):
-                found.append(module)
+                found[module] = None
         for module in (*self._console_modules(), *self._launched_modules()):
-            if module not in found:
-                found.append(module)
-        if self.training:  # only there is reach asked; a script run by hand (`python tools/x.py`) counts too
-            found += [module for module in project.modules if module not in found and self._unguarded_script(module)]
+            found.setdefault(module)
         return found
+
+    def _unguarded(self, module: str) -> bool:
+        """`_unguarded_script`, kept per module (`entries` and `is_entry` both ask)."""
+        if module not in self._unguarded_of:
+            self._unguarded_of[module] = self._unguarded_script(module)
+        return self._unguarded_of[module]
 
     def _launched_modules(self) -> list[str]:
         """The modules the project's launch commands run (`torchrun --nproc_per_node 8
@@ -293,7 +318,7 @@ class Reach:
         training project, and only where every step is known (see the module doc)."""
         if not self.training or self.public(module, scope):
             return False
-        if module in self.entries:
+        if self.is_entry(module):
             return bool(scope) and (
                 self._unused_in_script(module, scope[0]) or self._method_never_called(module, scope) or self._never_built(module, scope)
             )
@@ -833,6 +858,15 @@ def _locals(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> tu
             bound.add(node.name)
         pending.extend(ast.iter_child_nodes(node))
     return frozenset(bound - declared), frozenset(declared)
+
+
+def may_name(text: str, names) -> bool:
+    """Whether code of `text` may say one of the identifiers `names`: its text holds one, as
+    Python reads identifiers (NFKC: `\uff49nit` is `init`), so a tree without a text match has no
+    such Name or attribute and need not be parsed."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return any(name in text for name in names)
 
 
 def _imported_modules(tree: ast.Module) -> set[str]:
