@@ -101,6 +101,7 @@ class Reach:
         self._imported_names: dict[str, bool] = {}  # `_imported_by_name`'s answers, by module (the texts do not change)
         self._closures: dict[str, set[str]] = {}  # `_imported_closure`'s answers
         self._calls_of: dict[str, tuple[set[str], set[str]] | None] = {}  # `called_names_in` per reached module
+        self._misses: dict[tuple[str, str, str], bool] = {}  # `_calls_miss`'s answers
 
     @functools.cached_property
     def training(self) -> bool:
@@ -364,6 +365,12 @@ class Reach:
         receiver but a name that holds one. Not where a module cannot be read, names `method`
         as a string, looks names up by one it builds or dispatches by name, nor where a notebook
         may call it."""
+        if (module, cls, method) not in self._misses:
+            self._misses[module, cls, method] = self._receivers_miss(module, cls, method)
+        return self._misses[module, cls, method]
+
+    def _receivers_miss(self, module: str, cls: str, method: str) -> bool:
+        """`_calls_miss`, worked out."""
         index = self._class_index
         if index is None or self._imports_by_string:
             return False
@@ -1062,24 +1069,23 @@ class _Receivers:
         for node in own:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and self._holder_target(node) is not None:
                 holders.add(self._holder_target(node))  # type: ignore[arg-type]
-            elif isinstance(node, (ast.Global, ast.Nonlocal)) and set(node.names) & holders:
-                self.escapes = True
+        if any(isinstance(node, (ast.Global, ast.Nonlocal)) and set(node.names) & holders for node in own):
+            self.escapes = True  # a name bound elsewhere to a new object: read where the code does not show
         if isinstance(owner, ast.Module):
             self.module_holders = set(holders)
+        kept = frozenset(holders)
         for node in own:
-            self._read(node, frozenset(holders), cls, this)
+            self._read(node, kept, cls, this)
             if isinstance(node, ast.ClassDef):
                 if node.name in self.family and (node.decorator_list or node.keywords):
                     self.escapes = True
-                self._scope(node, frozenset(holders), None, None)
-                for statement in node.body:
-                    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        static = any(last_name(decorator) == "staticmethod" for decorator in statement.decorator_list)
-                        every = [*statement.args.posonlyargs, *statement.args.args]
-                        first = every[0].arg if every and not static else None
-                        self._scope(statement, frozenset(holders), node.name, first)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and not isinstance(self._parents.get(id(node)), ast.ClassDef):
-                self._scope(node, frozenset(holders), cls, this)
+                self._scope(node, kept, node.name, None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(owner, ast.ClassDef):
+                static = any(last_name(decorator) == "staticmethod" for decorator in node.decorator_list)
+                every = [*node.args.posonlyargs, *node.args.args]
+                self._scope(node, kept, owner.name, every[0].arg if every and not static else None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                self._scope(node, kept, cls, this)
 
     def _holder_target(self, node: ast.Assign | ast.AnnAssign) -> str | None:
         """The name `node` binds to a new object of the family (`checker = Checkpoint(...)`)."""
