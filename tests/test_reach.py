@@ -347,6 +347,7 @@ CHECKPOINT = (
     "import json\nimport torch\n\n"
     "class Dict(dict):\n    def __init__(self, data=None):\n        if data is not None:\n            self.load(data)\n\n"
     "    def load(self, data):\n        for name, value in data.items():\n            if name in self:\n                self[name].load(value)\n\n"
+    "    def __getattr__(self, item):\n        return self[item] if item in self else getattr(super(Dict, self), item)\n\n"
     "class Configuration(Dict):\n    def load(self, path):\n        super(Configuration, self).load(json.load(open(path)))\n\n"
     "class Checkpoint:\n    def __init__(self, folder, model):\n        self.folder, self.model = folder, model\n\n"
     "    def load(self, epoch):\n        self.model.load_state_dict(torch.load(f'{self.folder}/{epoch}.pt'))\n\n"
@@ -367,7 +368,9 @@ def test_a_method_called_by_its_name_only_on_objects_of_other_classes_never_runs
     value no Checkpoint can be: none is ever handed anywhere). Kept where an object of the
     class may be the receiver: called on the name that holds one, handed on (then any receiver
     of unknown type may be one), a class deriving from both (`self` of the mixin may be one), a
-    Checkpoint that hands itself on, a name said as a string (`getattr(obj, "load")`)."""
+    Checkpoint that hands itself on, a name said as a string (`getattr(obj, "load")`) or built
+    at run time on one (`getattr(checker, "lo" + kind)`; `getattr(super(Dict, self), item)`
+    looks a name up on a Dict)."""
     scope = (("Checkpoint", True, False), ("load", False, False))
     files = {".git": "", "utils.py": CHECKPOINT, "train.py": CHECKPOINT_TRAIN}
     reach = _reach(tmp_path / "apart", files)
@@ -386,6 +389,7 @@ def test_a_method_called_by_its_name_only_on_objects_of_other_classes_never_runs
         "self handed on": {"utils.py": CHECKPOINT.replace("self.folder, self.model = folder, model",
                                                           "self.folder, self.model = folder, model\n        KEPT.append(self)")},
         "string": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "getattr(checker, 'load')(epoch)")},
+        "built lookup": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "getattr(checker, 'lo' + config.kind)(epoch)")},
         "module-level holder": {"train.py": CHECKPOINT_TRAIN + "checker = Checkpoint('x', None)\n",
                                 "other.py": "from train import checker\nchecker.load(1)\n",
                                 "run.py": "import torch.distributed as dist\nimport other\n\n"

@@ -26,7 +26,11 @@ a dispatcher such as `fire.Fire()`) does not run when the script does.
 A method runs when its class's name is, unless the class derives from project classes only
 (no framework calls it back) and no code that runs says the method's name other than as an
 attribute of an imported module (`torch.load` is no call of `Fitter.load`): a class whose
-`load` is called only in a commented-out line.
+`load` is called only in a commented-out line. Nor where every call by that name is on an object
+that cannot be one of the class: `self.load` in an unrelated `Dict`, and, where no object of the
+class (or of one derived from it) is ever handed on, stored or returned, only kept in names the
+code reads by attribute (`checker = Checkpoint(...)`, then `checker.save(...)`), a `.load` on
+anything but such a name (`self[name].load(data)`).
 Nor does a method of such a class run where no code that runs builds the class or a project
 class derived from it: a one-process base trainer whose only subclass no script builds (every
 run builds the distributed trainer on another base), its name said only in `class` statements'
@@ -364,7 +368,8 @@ class Reach:
         object of the family can be where the code does not show it (`_Receivers.escapes`), any
         receiver but a name that holds one. Not where a module cannot be read, names `method`
         as a string, looks names up by one it builds or dispatches by name, nor where a notebook
-        may call it."""
+        may call it. A lookup by a name built at run time that may be `method` (`getattr(obj,
+        f"do_{x}")`) is a `.method` on its object."""
         if (module, cls, method) not in self._misses:
             self._misses[module, cls, method] = self._receivers_miss(module, cls, method)
         return self._misses[module, cls, method]
@@ -379,7 +384,7 @@ class Reach:
         unknown = escapes = False
         for caller in self._run_with(module):
             calls, tree = self._calls(caller), self.project.program.tree(caller)
-            if calls is None or tree is None or any(re.fullmatch(pattern, method) for pattern in calls[1]):
+            if calls is None or tree is None:
                 return False
             found = _Receivers(tree, method, family, related)
             if found.reaches:
@@ -1099,6 +1104,13 @@ class _Receivers:
         parent = self._parents.get(id(node))
         if isinstance(node, ast.Attribute) and node.attr == self.method:
             self._receiver(node.value, holders, cls, this)
+        elif isinstance(node, ast.Call) and last_name(node.func) in _LOOKUPS and len(node.args) >= 2:
+            built = _built_name(node.args[1])  # (a literal name is a string: read below)
+            if built is not None and re.fullmatch(built, self.method):
+                if last_name(node.func) in ("getattr", "hasattr"):
+                    self._receiver(node.args[0], holders, cls, this)
+                else:
+                    self.unknown = True
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             self.reaches = self.reaches or node.value == self.method
             self.escapes = self.escapes or node.value in self.family
