@@ -389,6 +389,9 @@ def test_a_method_called_by_its_name_only_on_objects_of_other_classes_never_runs
         "self handed on": {"utils.py": CHECKPOINT.replace("self.folder, self.model = folder, model",
                                                           "self.folder, self.model = folder, model\n        KEPT.append(self)")},
         "string": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "getattr(checker, 'load')(epoch)")},
+        "renamed import": {"train.py": CHECKPOINT_TRAIN.replace("import Checkpoint,", "import Checkpoint as Ckpt,").replace(
+            "checker = Checkpoint(", "checker = Ckpt(").replace("checker.save(epoch)", "config.runs[0].load(epoch)")},
+        "class attribute holder": {"train.py": CHECKPOINT_TRAIN + "\nclass Runner:\n    checker = Checkpoint('x', None)\n"},
         "built lookup": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "getattr(checker, 'lo' + config.kind)(epoch)")},
         "module-level holder": {"train.py": CHECKPOINT_TRAIN + "checker = Checkpoint('x', None)\n",
                                 "other.py": "from train import checker\nchecker.load(1)\n",

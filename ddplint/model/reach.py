@@ -1052,7 +1052,8 @@ class _Receivers:
     other than as a base, in a type test or called into a name (or read at once by an
     attribute, or dropped), a class decorated or with keywords (a registry may build it), a
     name that holds one, or `self` of a related class, read other than by an attribute (handed
-    on, returned, stored, `global`) or by `__class__`, a string that says a class's name.
+    on, returned, stored, `global`) or by `__class__`, a string that says a class's name, an
+    import that renames one, a class attribute that holds one.
     `module_holders`: the names the module's own code binds to a new object (another module may
     import them)."""
 
@@ -1078,6 +1079,8 @@ class _Receivers:
             self.escapes = True  # a name bound elsewhere to a new object: read where the code does not show
         if isinstance(owner, ast.Module):
             self.module_holders = set(holders)
+        elif isinstance(owner, ast.ClassDef) and holders - inherited:
+            self.escapes = True  # a class attribute: read as `Trainer.checker` anywhere
         kept = frozenset(holders)
         for node in own:
             self._read(node, kept, cls, this)
@@ -1116,6 +1119,8 @@ class _Receivers:
             self.escapes = self.escapes or node.value in self.family
         elif isinstance(node, (ast.Name, ast.Attribute)) and _said(node) in self.family:
             self.escapes = self.escapes or not self._made_or_tested(node, parent)
+        elif isinstance(node, ast.alias) and node.name.rpartition(".")[2] in self.family:
+            self.escapes = self.escapes or node.asname not in (None, node.name.rpartition(".")[2])  # built by another name
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (node.id in holders or node.id == this and cls in self.related):
             read = isinstance(parent, ast.Attribute) and parent.value is node and parent.attr != "__class__"
             handed_to_super = isinstance(parent, ast.Call) and last_name(parent.func) == "super"
