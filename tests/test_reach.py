@@ -321,9 +321,12 @@ def test_a_method_of_a_plain_class_that_nothing_calls_never_runs(tmp_path):
     assert not reach.never_runs("train", (("Fitter", True, False), ("load", False, True)))  # decorated
     called = train.replace("# fitter.load", "fitter.load")
     assert not _reach(tmp_path / "called", {".git": "", "train.py": called}).never_runs("train", (("Fitter", True, False), ("load", False, False)))
-    built = train + "    getattr(fitter, 'lo' + 'ad' if True else 'x')\n    getattr(fitter, f'res{1}')('p')\n"
+    built = train + "    getattr(fitter, 'lo' + 'ad' if True else 'x')\n    child = Child()\n    getattr(child, f'res{1}')('p')\n"
     assert not _reach(tmp_path / "built", {".git": "", "train.py": built}).never_runs("train", (("Fitter", True, False), ("load", False, False)))
     assert not _reach(tmp_path / "built", {".git": "", "train.py": built}).never_runs("train", (("Child", True, False), ("resume", False, False)))
+    # a lookup on a Fitter, which is no Child, finds no Child's method
+    other = train + "    getattr(fitter, f'res{1}')('p')\n"
+    assert _reach(tmp_path / "other", {".git": "", "train.py": other}).never_runs("train", (("Child", True, False), ("resume", False, False)))
     # a notebook calls it where it imports the module; one with its own `Fitter` does not
     notebook = '{"cells": [{"cell_type": "code", "source": ["%matplotlib inline\\n", "HEAD", "f = Fitter()\\n", "f.load(\'x\')\\n"]}]}'
     kept = _reach(tmp_path / "imports", {".git": "", "train.py": train, "nbs/try.ipynb": notebook.replace("HEAD", "from train import Fitter\\n")})
