@@ -383,8 +383,15 @@ class Reach:
         related = family | _ancestors(index, family)
         unknown = escapes = False
         for caller in self._run_with(module):
-            calls, tree = self._calls(caller), self.project.program.tree(caller)
-            if calls is None or tree is None:
+            calls, names = self._calls(caller), self._names(caller)
+            if calls is None or names is None:
+                return False
+            if method not in calls[0] and not any(re.fullmatch(pattern, method) for pattern in calls[1]) and not (
+                related & (names | index.holds.get(caller, set()))
+            ):
+                continue  # says neither the method nor a class of the family or its bases, defines none
+            tree = self.project.program.tree(caller)
+            if tree is None:
                 return False
             found = _Receivers(tree, method, family, related)
             if found.reaches:
