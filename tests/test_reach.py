@@ -322,9 +322,12 @@ def test_a_method_of_a_plain_class_that_nothing_calls_never_runs(tmp_path):
     assert not reach.never_runs("train", (("Fitter", True, False), ("load", False, True)))  # decorated
     called = train.replace("# fitter.load", "fitter.load")
     assert not _reach(tmp_path / "called", {".git": "", "train.py": called}).never_runs("train", (("Fitter", True, False), ("load", False, False)))
-    built = train + "    getattr(fitter, 'lo' + 'ad' if True else 'x')\n    getattr(fitter, f'res{1}')('p')\n"
+    built = train + "    getattr(fitter, 'lo' + 'ad' if True else 'x')\n    child = Child()\n    getattr(child, f'res{1}')('p')\n"
     assert not _reach(tmp_path / "built", {".git": "", "train.py": built}).never_runs("train", (("Fitter", True, False), ("load", False, False)))
     assert not _reach(tmp_path / "built", {".git": "", "train.py": built}).never_runs("train", (("Child", True, False), ("resume", False, False)))
+    # a lookup on a Fitter, which is no Child, finds no Child's method
+    other = train + "    getattr(fitter, f'res{1}')('p')\n"
+    assert _reach(tmp_path / "other", {".git": "", "train.py": other}).never_runs("train", (("Child", True, False), ("resume", False, False)))
     # a notebook calls it where it imports the module; one with its own `Fitter` does not
     notebook = '{"cells": [{"cell_type": "code", "source": ["%matplotlib inline\\n", "HEAD", "f = Fitter()\\n", "f.load(\'x\')\\n"]}]}'
     kept = _reach(tmp_path / "imports", {".git": "", "train.py": train, "nbs/try.ipynb": notebook.replace("HEAD", "from train import Fitter\\n")})
@@ -342,6 +345,66 @@ def test_a_method_of_a_plain_class_that_nothing_calls_never_runs(tmp_path):
         made = train.replace("class Child(Fitter):", f"class Child(Fitter, {base}):")
         assert not _reach(tmp_path / f"made{len(base)}", {".git": "", "train.py": made}).never_runs(
             "train", (("Child", True, False), ("resume", False, False))), base
+
+
+CHECKPOINT = (
+    "import json\nimport torch\n\n"
+    "class Dict(dict):\n    def __init__(self, data=None):\n        if data is not None:\n            self.load(data)\n\n"
+    "    def load(self, data):\n        for name, value in data.items():\n            if name in self:\n                self[name].load(value)\n\n"
+    "    def __getattr__(self, item):\n        return self[item] if item in self else getattr(super(Dict, self), item)\n\n"
+    "class Configuration(Dict):\n    def load(self, path):\n        super(Configuration, self).load(json.load(open(path)))\n\n"
+    "class Checkpoint:\n    def __init__(self, folder, model):\n        self.folder, self.model = folder, model\n\n"
+    "    def load(self, epoch):\n        self.model.load_state_dict(torch.load(f'{self.folder}/{epoch}.pt'))\n\n"
+    "    def save(self, epoch):\n        torch.save(self.model.state_dict(), f'{self.folder}/{epoch}.pt')\n"
+)
+CHECKPOINT_TRAIN = (
+    "import torch.distributed as dist\nfrom utils import Checkpoint, Configuration\n\n"
+    "def main(model):\n    config = Configuration('cfg.json')\n    checker = Checkpoint(config.folder, model)\n"
+    "    for epoch in range(3):\n        if dist.get_rank() == 0:\n            checker.save(epoch)\n\n"
+    "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n    main(None)\n"
+)
+
+
+def test_a_method_called_by_its_name_only_on_objects_of_other_classes_never_runs(tmp_path):
+    """LatentNeuralOperator's `Checkpoint.load`: the script builds a Checkpoint into a name it
+    only calls `save` on; every `.load(...)` of the program is a call on an object of another
+    class (`self.load` in `Dict`, `super(...).load` in `Configuration`, `self[name].load` on a
+    value no Checkpoint can be: none is ever handed anywhere). Kept where an object of the
+    class may be the receiver: called on the name that holds one, handed on (then any receiver
+    of unknown type may be one), a class deriving from both (`self` of the mixin may be one), a
+    Checkpoint that hands itself on, a name said as a string (`getattr(obj, "load")`) or built
+    at run time on one (`getattr(checker, "lo" + kind)`; `getattr(super(Dict, self), item)`
+    looks a name up on a Dict)."""
+    scope = (("Checkpoint", True, False), ("load", False, False))
+    files = {".git": "", "utils.py": CHECKPOINT, "train.py": CHECKPOINT_TRAIN}
+    reach = _reach(tmp_path / "apart", files)
+    assert reach.never_runs("utils", scope)
+    assert not reach.never_runs("utils", (("Checkpoint", True, False), ("save", False, False)))
+    assert not reach.never_runs("utils", (("Dict", True, False), ("load", False, False)))
+    kept = {
+        "called": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "checker.load(epoch)")},
+        "handed on": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "print(checker)")},
+        "built fresh": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "Checkpoint('x', model).load(epoch)")},
+        "class attribute": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "Checkpoint.load(checker, epoch)")},
+        "in a registry": {"train.py": CHECKPOINT_TRAIN + "KINDS = {'ckpt': Checkpoint}\n"},
+        "mixin": {"utils.py": CHECKPOINT + "\nclass Both(Dict, Checkpoint):\n    pass\n",
+                  "train.py": CHECKPOINT_TRAIN.replace("Checkpoint(config.folder, model)", "Both(config.folder, model)").replace(
+                      "import Checkpoint", "import Both")},
+        "self handed on": {"utils.py": CHECKPOINT.replace("self.folder, self.model = folder, model",
+                                                          "self.folder, self.model = folder, model\n        KEPT.append(self)")},
+        "string": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "getattr(checker, 'load')(epoch)")},
+        "renamed import": {"train.py": CHECKPOINT_TRAIN.replace("import Checkpoint,", "import Checkpoint as Ckpt,").replace(
+            "checker = Checkpoint(", "checker = Ckpt(").replace("checker.save(epoch)", "config.runs[0].load(epoch)")},
+        "class attribute holder": {"train.py": CHECKPOINT_TRAIN + "\nclass Runner:\n    checker = Checkpoint('x', None)\n"},
+        "built lookup": {"train.py": CHECKPOINT_TRAIN.replace("checker.save(epoch)", "getattr(checker, 'lo' + config.kind)(epoch)")},
+        "module-level holder": {"train.py": CHECKPOINT_TRAIN + "checker = Checkpoint('x', None)\n",
+                                "other.py": "from train import checker\nchecker.load(1)\n",
+                                "run.py": "import torch.distributed as dist\nimport other\n\n"
+                                          "if __name__ == '__main__':\n    dist.init_process_group('nccl')\n"},
+    }
+    for case, change in kept.items():
+        changed = _reach(tmp_path / case.replace(" ", "_"), {**files, **change})
+        assert not changed.never_runs("utils", scope), case
 
 
 def test_a_script_that_starts_the_process_group_at_its_top_level_makes_a_training_project(tmp_path):

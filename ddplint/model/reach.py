@@ -26,7 +26,11 @@ a dispatcher such as `fire.Fire()`) does not run when the script does.
 A method runs when its class's name is, unless the class derives from project classes only
 (no framework calls it back) and no code that runs says the method's name other than as an
 attribute of an imported module (`torch.load` is no call of `Fitter.load`): a class whose
-`load` is called only in a commented-out line.
+`load` is called only in a commented-out line. Nor where every call by that name is on an object
+that cannot be one of the class: `self.load` in an unrelated `Dict`, and, where no object of the
+class (or of one derived from it) is ever handed on, stored or returned, only kept in names the
+code reads by attribute (`checker = Checkpoint(...)`, then `checker.save(...)`), a `.load` on
+anything but such a name (`self[name].load(data)`).
 Nor does a method of such a class run where no code that runs builds the class or a project
 class derived from it: a one-process base trainer whose only subclass no script builds (every
 run builds the distributed trainer on another base), its name said only in `class` statements'
@@ -103,6 +107,7 @@ class Reach:
         self._closures: dict[str, set[str]] = {}  # `_imported_closure`'s answers
         self._calls_of: dict[str, tuple[set[str], set[str]] | None] = {}  # `called_names_in` per reached module
         self._unguarded_of: dict[str, bool] = {}  # `_unguarded`'s answers, by module
+        self._misses: dict[tuple[str, str, str], bool] = {}  # `_calls_miss`'s answers
 
     @functools.cached_property
     def training(self) -> bool:
@@ -378,8 +383,51 @@ class Reach:
         (cls, _, _), (method, _, decorated) = scope[0], scope[1]
         if decorated or method.startswith("__") or method in self._command_names:
             return False
-        # only the project's own code calls its methods, by their names
-        return self._plain_method(module, cls, method) and not self._may_call(method, module)
+        # only the project's own code calls its methods, by their names, on objects of the class
+        return self._plain_method(module, cls, method) and (not self._may_call(method, module) or self._calls_miss(module, cls, method))
+
+    def _calls_miss(self, module: str, cls: str, method: str) -> bool:
+        """Whether every `.method` that code running with `module` says is one on an object that
+        cannot be one of class `cls` (or of a class derived from it): `self.method` and
+        `super().method` in a class that is not of the family, nor a base of one; and, where no
+        object of the family can be where the code does not show it (`_Receivers.escapes`), any
+        receiver but a name that holds one. Not where a module cannot be read, names `method`
+        as a string, looks names up by one it builds or dispatches by name, nor where a notebook
+        may call it. A lookup by a name built at run time that may be `method` (`getattr(obj,
+        f"do_{x}")`) is a `.method` on its object."""
+        if (module, cls, method) not in self._misses:
+            self._misses[module, cls, method] = self._receivers_miss(module, cls, method)
+        return self._misses[module, cls, method]
+
+    def _receivers_miss(self, module: str, cls: str, method: str) -> bool:
+        """`_calls_miss`, worked out."""
+        index = self._class_index
+        if index is None or self._imports_by_string:
+            return False
+        family = _family(index, cls)
+        related = family | _ancestors(index, family)
+        unknown = escapes = False
+        for caller in self._run_with(module):
+            calls, names = self._calls(caller), self._names(caller)
+            if calls is None or names is None:
+                return False
+            if method not in calls[0] and not any(re.fullmatch(pattern, method) for pattern in calls[1]) and not (
+                related & (names | index.holds.get(caller, set()))
+            ):
+                continue  # says neither the method nor a class of the family or its bases, defines none
+            tree = self.project.program.tree(caller)
+            if tree is None:
+                return False
+            found = _Receivers(tree, method, family, related)
+            if found.reaches:
+                return False
+            unknown = unknown or found.unknown
+            escapes = escapes or found.escapes or any(self.users(name) != [caller] for name in found.module_holders)
+            if unknown and escapes:
+                return False
+        name = re.escape(module.rpartition(".")[2])
+        imports = re.compile(rf"^[ \t]*(?:from|import|%run)[ \t][^\n]*(?<![\w.]){name}\b", re.MULTILINE)
+        return not any(imports.search(source) for source in self._notebook_sources)
 
     def _plain_method(self, module: str, cls: str, method: str) -> bool:
         """Whether `method` is one that class `cls` of `module` defines itself, and the class
@@ -447,18 +495,22 @@ class Reach:
         of every module of the runs that reach `module` (the import closures of the entry points
         that hold it: another script's `fitter.load(...)` calls its own class), and of the
         notebooks' cells where one imports `module`; True where a module cannot be read."""
-        program = self.project.program
         for caller in self._run_with(module):
-            if caller not in self._calls_of:
-                tree = program.tree(caller)
-                text = program.read(caller) or ""
-                dispatches = any(dispatch in text for dispatch in _NAME_DISPATCH)
-                self._calls_of[caller] = None if tree is None or dispatches else called_names_in(tree)
-            if _may_name_method(self._calls_of[caller], method):
+            if _may_name_method(self._calls(caller), method):
                 return True
         name = re.escape(module.rpartition(".")[2])
         imports = re.compile(rf"^[ \t]*(?:from|import|%run)[ \t][^\n]*(?<![\w.]){name}\b", re.MULTILINE)
         return any(imports.search(source) for source in self._notebook_sources) and _may_name_method(self._notebook_calls, method)
+
+    def _calls(self, module: str) -> tuple[set[str], set[str]] | None:
+        """`called_names_in` of `module`, kept; None where it cannot be read or dispatches by name."""
+        if module not in self._calls_of:
+            program = self.project.program
+            tree = program.tree(module)
+            text = program.read(module) or ""
+            dispatches = any(dispatch in text for dispatch in _NAME_DISPATCH)
+            self._calls_of[module] = None if tree is None or dispatches else called_names_in(tree)
+        return self._calls_of[module]
 
     def _run_with(self, module: str) -> list[str]:
         """The modules that run in one process with `module`: the import closures of the entry
@@ -998,3 +1050,178 @@ def bases_hold(program, module: str, cls: str, external, depth: int = 0) -> bool
         if made is None and not external(module, base) or made is not None and not bases_hold(program, *made, external, depth + 1):
             return False
     return True
+
+
+def _family(index: _ClassIndex, cls: str) -> set[str]:
+    """`cls` and the classes of the reached modules derived from it at any depth (by the last name of a base)."""
+    family, pending = {cls}, [cls]
+    while pending:
+        for derived in index.derived.get(pending.pop(), ()):
+            if derived not in family:
+                family.add(derived)
+                pending.append(derived)
+    return family
+
+
+def _ancestors(index: _ClassIndex, classes: set[str]) -> set[str]:
+    """The bases, at any depth, of `classes` (by their last names)."""
+    bases: dict[str, set[str]] = {}
+    for base, derived in index.derived.items():
+        for name in derived:
+            bases.setdefault(name, set()).add(base)
+    found: set[str] = set()
+    pending = list(classes)
+    while pending:
+        for base in bases.get(pending.pop(), ()):
+            if base not in found:
+                found.add(base)
+                pending.append(base)
+    return found
+
+
+_TYPE_TESTS = frozenset({"isinstance", "issubclass"})
+
+
+class _Receivers:
+    """What one module says of the objects of a family of project classes (a class and those
+    derived from it, by name), for `Reach._calls_miss`: whether one of its `.method`s may be
+    called on one (`reaches`: on a name that holds a new one, on a new one, on a class of the
+    family, on `self` or `super()` in a class of `related`: the family and their bases, or a
+    string says the method's name); whether one is on a receiver of no type the code shows
+    (`unknown`: a parameter, an item, another object's attribute); whether an object of the
+    family may be where the code does not show it (`escapes`): a class of the family said
+    other than as a base, in a type test or called into a name (or read at once by an
+    attribute, or dropped), a class decorated or with keywords (a registry may build it), a
+    name that holds one, or `self` of a related class, read other than by an attribute (handed
+    on, returned, stored, `global`) or by `__class__`, a string that says a class's name, an
+    import that renames one, a class attribute that holds one.
+    `module_holders`: the names the module's own code binds to a new object (another module may
+    import them)."""
+
+    def __init__(self, tree: ast.Module, method: str, family: set[str], related: set[str]) -> None:
+        self.method, self.family, self.related = method, family, related
+        self.reaches = self.unknown = self.escapes = False
+        self.module_holders: set[str] = set()
+        imported = {alias.asname or alias.name.partition(".")[0] for node in nodes(tree) if isinstance(node, ast.Import) for alias in node.names}
+        self._modules = imported - _bound_otherwise(tree)
+        self._parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        self._scope(tree, frozenset(), None, None)
+
+    def _scope(self, owner: ast.AST, inherited: frozenset[str], cls: str | None, this: str | None) -> None:
+        """Read one scope's own nodes (a module, a function, a lambda, a class body), then the
+        scopes it holds: `inherited` the holders of the scopes around it, `cls` and `this` the
+        class whose method it is (or is in) and that method's first parameter."""
+        own = list(_scope_nodes(owner))
+        holders = set(inherited)
+        for node in own:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and self._holder_target(node) is not None:
+                holders.add(self._holder_target(node))  # type: ignore[arg-type]
+        if any(isinstance(node, (ast.Global, ast.Nonlocal)) and set(node.names) & holders for node in own):
+            self.escapes = True  # a name bound elsewhere to a new object: read where the code does not show
+        if isinstance(owner, ast.Module):
+            self.module_holders = set(holders)
+        elif isinstance(owner, ast.ClassDef) and holders - inherited:
+            self.escapes = True  # a class attribute: read as `Trainer.checker` anywhere
+        kept = frozenset(holders)
+        for node in own:
+            self._read(node, kept, cls, this)
+            if isinstance(node, ast.ClassDef):
+                if node.name in self.family and (node.decorator_list or node.keywords):
+                    self.escapes = True
+                self._scope(node, kept, node.name, None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(owner, ast.ClassDef):
+                static = any(last_name(decorator) == "staticmethod" for decorator in node.decorator_list)
+                every = [*node.args.posonlyargs, *node.args.args]
+                self._scope(node, kept, owner.name, every[0].arg if every and not static else None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                self._scope(node, kept, cls, this)
+
+    def _holder_target(self, node: ast.Assign | ast.AnnAssign) -> str | None:
+        """The name `node` binds to a new object of the family (`checker = Checkpoint(...)`)."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        value = node.value
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and isinstance(value, ast.Call) and last_name(value.func) in self.family:
+            return targets[0].id
+        return None
+
+    def _read(self, node: ast.AST, holders: frozenset[str], cls: str | None, this: str | None) -> None:
+        parent = self._parents.get(id(node))
+        if isinstance(node, ast.Attribute) and node.attr == self.method:
+            self._receiver(node.value, holders, cls, this)
+        elif isinstance(node, ast.Call) and last_name(node.func) in _LOOKUPS and len(node.args) >= 2:
+            built = _built_name(node.args[1])  # (a literal name is a string: read below)
+            if built is not None and re.fullmatch(built, self.method):
+                if last_name(node.func) in ("getattr", "hasattr"):
+                    self._receiver(node.args[0], holders, cls, this)
+                else:
+                    self.unknown = True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            self.reaches = self.reaches or node.value == self.method
+            self.escapes = self.escapes or node.value in self.family
+        elif isinstance(node, (ast.Name, ast.Attribute)) and _said(node) in self.family:
+            self.escapes = self.escapes or not self._made_or_tested(node, parent)
+        elif isinstance(node, ast.alias) and node.name.rpartition(".")[2] in self.family:
+            self.escapes = self.escapes or node.asname not in (None, node.name.rpartition(".")[2])  # built by another name
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (node.id in holders or node.id == this and cls in self.related):
+            read = isinstance(parent, ast.Attribute) and parent.value is node and parent.attr != "__class__"
+            handed_to_super = isinstance(parent, ast.Call) and last_name(parent.func) == "super"
+            self.escapes = self.escapes or not (read or handed_to_super)
+
+    def _receiver(self, value: ast.expr, holders: frozenset[str], cls: str | None, this: str | None) -> None:
+        """Judge the receiver of one `.method`."""
+        if isinstance(value, ast.Name):
+            if value.id in holders or value.id in self.family:
+                self.reaches = True
+            elif value.id == this and cls is not None:
+                self.reaches = self.reaches or cls in self.related
+            elif value.id not in self._modules:
+                self.unknown = True
+        elif isinstance(value, ast.Call) and last_name(value.func) == "super" and cls is not None:
+            self.reaches = self.reaches or cls in self.related
+        elif isinstance(value, ast.Call) and last_name(value.func) in self.family:
+            self.reaches = True
+        else:
+            self.unknown = True
+
+    def _made_or_tested(self, node: ast.Name | ast.Attribute, parent: ast.AST | None) -> bool:
+        """Whether a class name of the family is said where no object of it can escape: a base
+        of a class statement, a type test, called into a name, or called and read at once by an
+        attribute other than a dunder, or dropped (`Fitter().fit()`)."""
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(parent, ast.ClassDef) and node in parent.bases:
+            return True
+        if not isinstance(parent, ast.Call):
+            return isinstance(parent, ast.Attribute) and parent.attr == self.method  # `Checkpoint.load(obj)`: a call of it
+        if parent.func is not node:
+            return last_name(parent.func) in _TYPE_TESTS
+        outer = self._parents.get(id(parent))
+        if isinstance(outer, (ast.Assign, ast.AnnAssign)):
+            return self._holder_target(outer) is not None
+        return isinstance(outer, ast.Expr) or isinstance(outer, ast.Attribute) and not outer.attr.startswith("__")
+
+
+def _said(node: ast.Name | ast.Attribute) -> str:
+    return node.id if isinstance(node, ast.Name) else node.attr
+
+
+def _scope_nodes(owner: ast.AST):
+    """The nodes of one scope: those of `owner`'s body (a module's, a function's, a lambda's, a
+    class's), not of the bodies of the functions, lambdas and classes it defines (their
+    decorators, defaults, annotations and bases are its own)."""
+    pending: list[ast.AST] = []
+    if isinstance(owner, ast.Lambda):
+        pending.append(owner.body)
+    else:
+        pending.extend(getattr(owner, "body", []))
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending += [*node.decorator_list, node.args, *filter(None, [node.returns])]
+        elif isinstance(node, ast.Lambda):
+            pending.append(node.args)
+        elif isinstance(node, ast.ClassDef):
+            pending += [*node.decorator_list, *node.bases, *node.keywords]
+        else:
+            pending.extend(ast.iter_child_nodes(node))
