@@ -3551,7 +3551,7 @@ def test_a_conftest_pinning_its_pytest_worker_is_no_rank(tmp_path, run, path, re
     """nequip's nequip/utils/unittests/conftest.py pins each pytest-xdist worker to a GPU with
     set_device and then sets CUDA_VISIBLE_DEVICES for the processes its tests launch: a conftest
     is test infrastructure that pytest imports into its own workers, no rank of a training run
-    (ProjectView.test_runner_process), so DDP017 says nothing there; the same code in a module of
+    (DDP017's `_runs_in_test_runner`), so DDP017 says nothing there; the same code in a module of
     the package, which a rank may import, stays reported."""
     for name, text in {"pyproject.toml": "", "train.py": "import torch.distributed as dist\n", path: CONFTEST}.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)

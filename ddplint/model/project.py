@@ -2920,16 +2920,6 @@ class ProjectView:
         return _TEST_FOLDER.search(relative) is not None and not self.runs() and self.project._unlaunched(self.module)
 
     @functools.cached_property
-    def test_runner_process(self) -> bool:
-        """Whether this module runs only in a test runner's processes: a test module that the
-        runner imports (Project.is_test: a conftest.py, a module of a tests/ folder, a `test_*.py`
-        no launch command runs) and that starts no processes (`single_process`): pytest and its
-        pytest-xdist workers, each one process, no rank of a training run. Settings it makes for
-        the processes its tests start (the environment a child reads when it starts) are no
-        rank's."""
-        return self.project.is_test(self.module) and self.single_process
-
-    @functools.cached_property
     def one_rank(self) -> bool:
         """Whether this module runs in a world of one rank in every documented run: it runs as
         one process (`single_process`), or every script that runs it (as `_only_one_process_runs`

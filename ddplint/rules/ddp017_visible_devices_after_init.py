@@ -11,6 +11,7 @@ from ddplint.analyses.environ_writes import environ_writes
 from ddplint.prefilter.triggers import MentionTrigger
 from ddplint.rules.rule import Clean, Flagged, Framework, Rule
 from ddplint.core.torch_api import CUDA_INITIALISERS, TORCH_MULTIPROCESSING
+from ddplint.model.project import Project
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"
 
@@ -53,7 +54,7 @@ class VisibleDevicesAfterInit(Rule):
     that start other processes (subprocess, multiprocessing, `mp.spawn`): children read the
     variable when they start, which is the right way to choose their GPUs. Nor in a test
     module that a test runner imports and that starts no processes (a conftest.py, a module of a
-    tests/ folder: ProjectView.test_runner_process): its processes are pytest-xdist workers, no
+    tests/ folder: `_runs_in_test_runner`): its processes are pytest-xdist workers, no
     ranks, and a conftest that pins its worker with `set_device` sets the variable for the
     processes its tests launch. No fix: set the
     variable before anything touches CUDA, best in the launcher's environment.
@@ -334,7 +335,16 @@ class VisibleDevicesAfterInit(Rule):
     def leave_Module(self, original_node: cst.Module) -> None:
         if self._launches_processes:
             return
-        if self.model.project is not None and self.model.project.test_runner_process:
+        if self.model.project is not None and _runs_in_test_runner(self.model.project):
             return  # a conftest or test module: pytest's workers, no ranks; set for what its tests start
         for node in self._late_writes:
             self.report(node)
+
+
+def _runs_in_test_runner(view) -> bool:
+    """Whether the module of `view` runs only in a test runner's processes: a test module by its
+    path (a conftest.py, a module of a tests/ folder, `test_*.py`) that runs as one process
+    (`single_process`, which counts a `test_*.py` a launch command runs as the launcher's): pytest
+    and its pytest-xdist workers, each one process, no rank of a training run. Settings it makes for
+    the processes its tests start (the environment a child reads when it starts) are no rank's."""
+    return Project.is_test_path(view.path.replace("\\", "/")) and view.single_process
