@@ -266,6 +266,7 @@ class UnsyncedMonitoredMetric(Rule):
                     return ret
 
             def main(args):
+                pl.seed_everything(args.seed, workers=True)
                 model = Forecaster()
                 trainer_kwargs = model.set_trainer_kwargs(devices=args.gpus)
                 trainer = pl.Trainer(**trainer_kwargs)
